@@ -1,0 +1,16 @@
+"""Test set-up. Without a GPU, cudamm.utils switches numba's CUDA simulator on (and repairs its shared-memory
+allocator); with one, the same numerics tests run on the GPU. `gpu`-marked tests need a real GPU."""
+import warnings
+
+import pytest
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")          # the "no GPU: using the simulator" notice is expected here
+    from cudamm.utils import simulating
+
+
+def pytest_collection_modifyitems(config, items):
+    if not simulating(): return
+    skip = pytest.mark.skip(reason="needs a real CUDA GPU (numba's simulator is on)")
+    for item in items:
+        if "gpu" in item.keywords: item.add_marker(skip)
