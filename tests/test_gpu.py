@@ -1,0 +1,59 @@
+"GPU-only checks (`pytest -m gpu` on a machine with a CUDA GPU): large and edge sizes, streams, timers."
+import numpy as np
+import pytest
+
+from cudamm.kernels import REGISTRY, get_kernel
+from cudamm.utils import check_kernel, cuda, measure_runtime, cuda_event_time, gpu_inputs, assert_matmul_correct, cdiv
+
+pytestmark = pytest.mark.gpu
+
+LARGE_SHAPES = [(129, 257, 65), (1, 4096, 7), (4092, 4092, 4092), (5120, 256, 5120), (1000, 1, 1000)]
+
+
+@pytest.mark.parametrize("shape", LARGE_SHAPES, ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("name", list(REGISTRY))
+def test_large_and_edge_shapes(name, shape):
+    check_kernel(get_kernel(name), *shape, seed=1)
+
+
+@pytest.mark.parametrize("name", list(REGISTRY))
+def test_launch_on_a_torch_stream(name):
+    torch = pytest.importorskip("torch")
+    a, b = torch.randn(300, 200, device="cuda"), torch.randn(200, 170, device="cuda")
+    stream = torch.cuda.Stream()
+    with torch.cuda.stream(stream):
+        c = torch.full((300, 170), float("nan"), device="cuda")
+        get_kernel(name).launch(a, b, c, stream=cuda.external_stream(stream.cuda_stream))
+    stream.synchronize()
+    assert_matmul_correct(c.cpu().numpy(), a.cpu().numpy(), b.cpu().numpy())
+
+
+def test_timers_return_milliseconds():
+    ms = measure_runtime(get_kernel("smem"), 512, 512, 512, verbose=False)
+    assert 0 < ms < 100
+    a, b, c = gpu_inputs(512, 512, 512)
+    assert 0 < cuda_event_time(lambda: get_kernel("smem").launch(a, b, c)) < 100
+
+
+def test_measure_runtime_takes_a_raw_kernel():
+    from numba import float32
+
+    @cuda.jit
+    def raw(a, b, c):
+        row, col = cuda.grid(2)
+        if row < c.shape[0] and col < c.shape[1]:
+            acc = float32(0)
+            for i in range(a.shape[1]): acc += a[row, i] * b[i, col]
+            c[row, col] = acc
+
+    ms = measure_runtime(raw, 256, 256, 256, nthreads=(16, 16), nblocks_fn=lambda m, n, k: cdiv((m, n), (16, 16)),
+                         verbose=False)
+    assert ms > 0
+
+
+def test_inspect_registers_agree_with_the_driver():
+    from cudamm.inspect import SIGNATURE, inspect
+    for name in REGISTRY:
+        kernel = get_kernel(name).build()
+        kernel.compile(SIGNATURE)
+        assert inspect(name).registers == kernel.get_regs_per_thread(), name
