@@ -8,7 +8,7 @@ Docs: https://cudamm.github.io/cudamm/inspect.html.md"""
 __all__ = ['SASS_GROUPS', 'SM_LIMITS', 'SIGNATURE', 'ptx_counts', 'ptxas_info', 'sass_histogram', 'occupancy', 'Report',
            'inspect_many', 'inspect', 'lint', 'reports_table', 'main']
 
-# %% ../nbs/11_inspect.ipynb #8c26d686
+# %% ../nbs/11_inspect.ipynb #d7cc4dc4
 import dataclasses, json, os, re, shutil, subprocess, sys, tempfile
 from collections import Counter
 from pathlib import Path
@@ -16,7 +16,7 @@ from pathlib import Path
 from .utils import simulating
 from .kernels import REGISTRY, get_kernel
 
-# %% ../nbs/11_inspect.ipynb #dc8db03f
+# %% ../nbs/11_inspect.ipynb #94ba8826
 def _instructions(ptx: str) -> list[str]:
     "The instruction lines of a PTX text (no directives, declarations, labels or comments)."
     out = []
@@ -37,7 +37,7 @@ def ptx_counts(ptx: str) -> dict:
                 ld_global_v4=has(r"^ld\.global(\.\w+)*\.v4\.f32"), ld_shared_v4=has(r"^ld\.shared(\.\w+)*\.v4\.f32"),
                 st_shared_v4=has(r"^st\.shared(\.\w+)*\.v4\.f32"), int64_ops=sum(1 for s in ins if _INT64.search(s)))
 
-# %% ../nbs/11_inspect.ipynb #fb7da696
+# %% ../nbs/11_inspect.ipynb #8e52de18
 def _nvidia_tool(name: str) -> str | None:
     "Path of a CUDA tool: the pip wheels first (what numba uses), then PATH and CUDA_HOME."
     try:
@@ -64,7 +64,7 @@ def ptxas_info(ptx: str, cc=(9, 0), cubin_path: str | None = None) -> dict:
                 spill_loads=num(r"(\d+) bytes spill loads"), stack=num(r"(\d+) bytes stack frame"),
                 smem=num(r"(\d+) bytes smem"))
 
-# %% ../nbs/11_inspect.ipynb #aaf1d795
+# %% ../nbs/11_inspect.ipynb #335eb75c
 SASS_GROUPS = {"FFMA": r"^FFMA\b", "LDS.128": r"^LDS\.128\b", "LDG.128": r"^LDG\.E\.128\b|^LDG\.E\.(\w+\.)*128\b",
                "LDS": r"^LDS\b", "LDG": r"^LDG\b", "STS": r"^STS\b", "STG": r"^STG\b",
                "int": r"^(IMAD|IADD3|IADD|LEA|SHF|LOP3|ISETP|IMNMX|SEL|IABS|I2F|F2I)\b", "f64": r"^D(FMA|ADD|MUL)\b|^F2F\.F64"}
@@ -94,7 +94,7 @@ def sass_histogram(cubin_path: str) -> dict | None:
     hist["loop_ffma_share"] = round(best[0] / best[1], 3) if best[1] else 0.0
     return hist
 
-# %% ../nbs/11_inspect.ipynb #db6a233c
+# %% ../nbs/11_inspect.ipynb #848f198a
 SM_LIMITS = {  # compute capability: registers, shared memory bytes, threads, blocks per SM
     (7, 5): (65536, 65536, 1024, 16), (8, 0): (65536, 167936, 2048, 32), (8, 6): (65536, 102400, 1536, 16),
     (8, 9): (65536, 102400, 1536, 24), (9, 0): (65536, 233472, 2048, 32)}
@@ -111,7 +111,7 @@ def occupancy(registers: int, smem: int, threads: int, cc=(9, 0)) -> dict:
     limiter = min((by_regs, "registers"), (by_smem, "shared memory"), (by_threads, "threads"), (blocks_sm, "blocks"))[1]
     return dict(blocks_per_sm=blocks, warps_per_sm=blocks * warps, occupancy_limiter=limiter)
 
-# %% ../nbs/11_inspect.ipynb #a033a2a3
+# %% ../nbs/11_inspect.ipynb #658d55fb
 SIGNATURE = "void(float32[:, ::1], float32[:, ::1], float32[:, ::1])"
 _PTX_OPTIONS = ("fastmath", "lineinfo", "launch_bounds", "opt", "debug")
 
@@ -139,7 +139,7 @@ class Report:
         return f"**{self.kernel}** `{self.config}`\n\n| | |\n|---|---|\n" + "\n".join(f"| {k} | {v} |" for k, v in self._rows())
     def to_json(self) -> dict: return dataclasses.asdict(self)
 
-# %% ../nbs/11_inspect.ipynb #17f927bb
+# %% ../nbs/11_inspect.ipynb #d5737c90
 def _inspect_here(name, config, cc, keep_ptx):
     from numba import cuda
     spec = get_kernel(name)
@@ -175,7 +175,7 @@ def inspect(kernel_name: str, config=None, cc=(9, 0)) -> Report:
     "The machine-code report of one registered kernel configuration (PTX text in `.ptx`)."
     return inspect_many([(kernel_name, config)], cc, keep_ptx=True)[0]
 
-# %% ../nbs/11_inspect.ipynb #6bab7956
+# %% ../nbs/11_inspect.ipynb #0da65da9
 def lint(report: Report) -> list[str]:
     "The problems in a report, one line each; empty when the machine code is clean."
     problems = []
@@ -202,7 +202,7 @@ def reports_table(reports, rows=Report.ROWS):
     body = "\n".join(f"| {k} | " + " | ".join(str(getattr(r, k)) for r in reports) + " |" for k in rows)
     return Markdown(head + "\n" + body)
 
-# %% ../nbs/11_inspect.ipynb #b50fb7ec
+# %% ../nbs/11_inspect.ipynb #514f1b39
 def main(argv=None):
     "Command line: `cudamm-inspect [kernel ...] [--json] [--cc 9.0]`."
     import argparse
@@ -226,5 +226,5 @@ def main(argv=None):
         print()
     return 1 if bad else 0
 
-# %% ../nbs/11_inspect.ipynb #a163ce3b
+# %% ../nbs/11_inspect.ipynb #e2f01967
 if __name__ == "__main__": sys.exit(main())

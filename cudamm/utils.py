@@ -9,13 +9,13 @@ __all__ = ['gpu_available', 'simulating', 'repair_simulator', 'cdiv', 'to_d', 't
            'rel_error', 'assert_matmul_correct', 'check_kernel', 'flush_l2', 'cuda_event_times', 'cuda_event_time',
            'cuda_mean_runtime', 'gpu_inputs', 'tflops', 'measure_runtime', 'cublas_fp32']
 
-# %% ../nbs/00_utils.ipynb #60e430e8
+# %% ../nbs/00_utils.ipynb #44f395d5
 import ctypes, math, os, statistics, sys, threading, warnings
 from collections.abc import Callable, Sequence
 
 import numpy as np
 
-# %% ../nbs/00_utils.ipynb #f9212d63
+# %% ../nbs/00_utils.ipynb #2d4097c5
 def gpu_available() -> bool:
     "True when a CUDA driver reports at least one GPU (asked through `libcuda` directly, without importing numba.cuda)."
     for name in ("libcuda.so.1", "libcuda.so", "nvcuda.dll"):
@@ -25,7 +25,7 @@ def gpu_available() -> bool:
         return lib.cuInit(0) == 0 and lib.cuDeviceGetCount(ctypes.byref(count)) == 0 and count.value > 0
     return False
 
-# %% ../nbs/00_utils.ipynb #3dbdea19
+# %% ../nbs/00_utils.ipynb #aa88132a
 # numba reads NUMBA_ENABLE_CUDASIM when numba.cuda is first imported, so the choice must come before that import.
 if "NUMBA_ENABLE_CUDASIM" not in os.environ and "numba.cuda" not in sys.modules and not gpu_available():
     os.environ["NUMBA_ENABLE_CUDASIM"] = "1"
@@ -34,13 +34,13 @@ if "NUMBA_ENABLE_CUDASIM" not in os.environ and "numba.cuda" not in sys.modules 
 
 from numba import cuda, float32
 
-# %% ../nbs/00_utils.ipynb #893ff7af
+# %% ../nbs/00_utils.ipynb #7d36779a
 def simulating() -> bool:
     "True when numba's CUDA simulator runs the kernels (`NUMBA_ENABLE_CUDASIM=1`)."
     from numba.cuda.core import config
     return bool(config.ENABLE_CUDASIM)
 
-# %% ../nbs/00_utils.ipynb #658461ec
+# %% ../nbs/00_utils.ipynb #c4445110
 def repair_simulator():
     "Make the simulator's shared-array allocator thread-safe, fast, and tolerant of `alignment=`. Idempotent."
     from numba.cuda.simulator import kernelapi
@@ -66,13 +66,13 @@ def repair_simulator():
 
 if simulating(): repair_simulator()
 
-# %% ../nbs/00_utils.ipynb #441c148a
+# %% ../nbs/00_utils.ipynb #4c03fc9d
 def cdiv(a, b):
     "Ceiling division; elementwise when `a` and `b` are tuples, as for a grid: `cdiv(c.shape, (32, 32))`."
     if isinstance(a, Sequence): return tuple(cdiv(x, y) for x, y in zip(a, b, strict=True))
     return -(a // -b)
 
-# %% ../nbs/00_utils.ipynb #e6a2cb5c
+# %% ../nbs/00_utils.ipynb #3a7879db
 def to_d(x, stream=0):
     "Copy a host (numpy) array to the GPU; device arrays and CUDA tensors pass through unchanged."
     if hasattr(x, "copy_to_host"): return x
@@ -90,7 +90,7 @@ def array_like(a, fill=None):
     if fill is None: return cuda.device_array(a.shape, a.dtype)
     return cuda.to_device(np.full(a.shape, fill, dtype=a.dtype))
 
-# %% ../nbs/00_utils.ipynb #afa58d2e
+# %% ../nbs/00_utils.ipynb #5a069d8e
 def random_inputs(m: int, n: int, k: int, seed: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     "Random float32 `a` (m×k) and `b` (k×n), standard normal."
     rng = np.random.default_rng(seed)
@@ -113,7 +113,7 @@ def rel_error(c, ref) -> float:
     den = np.linalg.norm(ref)
     return float(np.linalg.norm(c - ref) / (den if den > 0 else 1.0))
 
-# %% ../nbs/00_utils.ipynb #4e6ff5f5
+# %% ../nbs/00_utils.ipynb #00844d6d
 def assert_matmul_correct(c, a, b, tol: float = 1e-5, ref=None) -> float:
     "Raise `AssertionError` unless `c` is `a @ b` within relative Frobenius error `tol`; returns the error."
     ref = reference(a, b) if ref is None else ref
@@ -124,7 +124,7 @@ def assert_matmul_correct(c, a, b, tol: float = 1e-5, ref=None) -> float:
     assert err <= tol, f"relative error {err:.3g} > {tol:g} for a{to_h(a).shape} @ b{to_h(b).shape}"
     return err
 
-# %% ../nbs/00_utils.ipynb #54ca84c2
+# %% ../nbs/00_utils.ipynb #dc3a3626
 def _launcher(kernel, config=None, nthreads=None, nblocks_fn=None, kernel_args=None, dynsmem=0, stream=0):
     "A function `(a, b, c) -> None` that launches `kernel`: a kernel description, or a raw `@cuda.jit` kernel."
     if hasattr(kernel, "launch"):
@@ -146,7 +146,7 @@ def check_kernel(kernel, m: int, n: int, k: int, tol: float = 1e-5, seed=None, *
     cuda.synchronize()
     return assert_matmul_correct(dc, da, db, tol=tol)
 
-# %% ../nbs/00_utils.ipynb #1d3d0226
+# %% ../nbs/00_utils.ipynb #d0f3ecc8
 def _require_gpu(what: str):
     if simulating():
         raise RuntimeError(f"{what} needs a real CUDA GPU; numba's simulator is on (NUMBA_ENABLE_CUDASIM=1), "
@@ -166,7 +166,7 @@ def _fill_kernel(buf):
     i = cuda.grid(1)
     if i < buf.size: buf[i] = float32(i)
 
-# %% ../nbs/00_utils.ipynb #c8577050
+# %% ../nbs/00_utils.ipynb #e9d55872
 def cuda_event_times(fn: Callable[[], object], warmup: int = 3, reps: int = 30, flush: bool = True) -> np.ndarray:
     "Milliseconds of each of `reps` timed calls of `fn` (which launches GPU work), after `warmup` untimed calls."
     _require_gpu("cuda_event_times")
@@ -193,7 +193,7 @@ def cuda_mean_runtime(fn: Callable[[], object], warmup: int = 3, reps: int = 10)
     end.record(); end.synchronize()
     return cuda.event_elapsed_time(start, end) / reps
 
-# %% ../nbs/00_utils.ipynb #a46c6cfb
+# %% ../nbs/00_utils.ipynb #e60e49f3
 def gpu_inputs(m: int, n: int, k: int, seed=None):
     "Random float32 device inputs `a`, `b` and a NaN-poisoned output `c` for an m×n×k product."
     a, b = random_inputs(m, n, k, seed)
@@ -215,7 +215,7 @@ def measure_runtime(kernel, m: int = 4096, n: int = 4096, k: int = 4096, *, conf
     err = assert_matmul_correct(c, a, b, tol=tol) if verify else math.nan
     for _ in range(warmup): launch(a, b, c)
     cuda.synchronize()
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+    with profile(activities=[ProfilerActivity.CUDA], acc_events=True) as prof:
         for _ in range(reps): launch(a, b, c)
         cuda.synchronize()
     kernels = [e for e in prof.events() if str(e.device_type).endswith("CUDA")]   # the GPU side of each launch
@@ -225,7 +225,7 @@ def measure_runtime(kernel, m: int = 4096, n: int = 4096, k: int = 4096, *, conf
         print(f"{name}: {ms:.3f} ms, {tflops(m, n, k, ms):.2f} TFLOP/s at {m}×{n}×{k} (rel. error {err:.1e})")
     return ms
 
-# %% ../nbs/00_utils.ipynb #46403458
+# %% ../nbs/00_utils.ipynb #e0ee84e8
 def cublas_fp32(a, b, c):
     "`c = a @ b` through torch/cuBLAS in true fp32 (TF32 off) on device arrays, on the current torch stream."
     import torch

@@ -1,8 +1,11 @@
 """Test set-up. Without a GPU, cudamm.utils switches numba's CUDA simulator on (and repairs its shared-memory
 allocator); with one, the same numerics tests run on the GPU. `gpu`-marked tests need a real GPU."""
-import warnings
+import os, warnings
 
 import pytest
+
+# small test shapes leave the GPU mostly idle; numba warns about that on every launch
+os.environ.setdefault("NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS", "0")
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")          # the "no GPU: using the simulator" notice is expected here

@@ -7,16 +7,16 @@ Docs: https://cudamm.github.io/cudamm/naive.html.md"""
 # %% auto #0
 __all__ = ['naive_fp64', 'naive_fp32', 'naive']
 
-# %% ../../nbs/01_naive.ipynb #1d4ff690
+# %% ../../nbs/01_naive.ipynb #abcb9849
 from numba import cuda, float32
 from ..utils import cdiv
 from .core import KernelSpec, register
 
-# %% ../../nbs/01_naive.ipynb #2f7ed9b1
+# %% ../../nbs/01_naive.ipynb #848e1869
 def naive(BLOCK, zero=float32(0)):
-    "Kernel 1: thread (x, y) of the grid computes C[x, y]; `BLOCK`×`BLOCK` threads per block."
+    "Kernel 1: thread (x, y) of the grid computes C[y, x]; `BLOCK`×`BLOCK` threads per block."
     def kernel(a, b, c):
-        row, col = cuda.grid(2)                 # x varies fastest within a warp: here it walks down a column of C
+        col, row = cuda.grid(2)                 # x varies fastest within a warp: it walks along a row of C
         if row < c.shape[0] and col < c.shape[1]:
             acc = zero                          # numba types the accumulator from this value
             for i in range(a.shape[1]):
@@ -25,15 +25,15 @@ def naive(BLOCK, zero=float32(0)):
     return kernel
 
 def _square_block(cfg): return (cfg.BLOCK, cfg.BLOCK)
-def _rows_by_cols(cfg, m, n, k): return cdiv((m, n), (cfg.BLOCK, cfg.BLOCK))
+def _cols_by_rows(cfg, m, n, k): return cdiv((n, m), (cfg.BLOCK, cfg.BLOCK))   # x over columns, y over rows
 
-# %% ../../nbs/01_naive.ipynb #0825af62
+# %% ../../nbs/01_naive.ipynb #4a9219fc
 naive_fp64 = register(KernelSpec(
     "naive_fp64", "01_naive", lambda BLOCK: naive(BLOCK, zero=0.), dict(BLOCK=32),
-    block=_square_block, grid=_rows_by_cols, accumulator="float64",
+    block=_square_block, grid=_cols_by_rows, accumulator="float64",
     description="naive, `acc = 0.` (a float64 accumulator: the trap)"))
 
 naive_fp32 = register(KernelSpec(
     "naive", "01_naive", naive, dict(BLOCK=32),
-    block=_square_block, grid=_rows_by_cols,
+    block=_square_block, grid=_cols_by_rows,
     description="naive, `acc = float32(0)`"))

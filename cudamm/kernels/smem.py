@@ -7,19 +7,19 @@ Docs: https://cudamm.github.io/cudamm/smem.html.md"""
 # %% auto #0
 __all__ = ['smem_spec', 'smem_dynamic_spec', 'smem', 'smem_dynamic']
 
-# %% ../../nbs/03_smem.ipynb #61363e33
-from numba import cuda, float32
+# %% ../../nbs/03_smem.ipynb #20135eb9
+from numba import cuda, float32, uint32
 from ..utils import cdiv
 from .core import KernelSpec, register
 
-# %% ../../nbs/03_smem.ipynb #1dcbf271
+# %% ../../nbs/03_smem.ipynb #1053b862
 def smem(TILE):
     "Kernel 3: `TILE`×`TILE` threads compute a `TILE`×`TILE` tile of C from shared-memory tiles of A and B."
     def kernel(a, b, c):
-        a_tile = cuda.shared.array((TILE, TILE), float32)
-        b_tile = cuda.shared.array((TILE, TILE), float32)
-        tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
-        row, col = cuda.blockIdx.y * TILE + ty, cuda.blockIdx.x * TILE + tx
+        a_tile = cuda.shared.array((TILE, TILE), float32, alignment=16)
+        b_tile = cuda.shared.array((TILE, TILE), float32, alignment=16)
+        tx, ty = uint32(cuda.threadIdx.x), uint32(cuda.threadIdx.y)
+        row, col = uint32(cuda.blockIdx.y) * TILE + ty, uint32(cuda.blockIdx.x) * TILE + tx
         m, k = a.shape
         n = b.shape[1]
         acc = float32(0)
@@ -43,7 +43,7 @@ smem_spec = register(KernelSpec(
     static_smem=lambda cfg: 2 * cfg.TILE * cfg.TILE * 4,
     description="shared-memory tiles, TILE known at compile time"))
 
-# %% ../../nbs/03_smem.ipynb #badd7150
+# %% ../../nbs/03_smem.ipynb #4a9453ae
 def smem_dynamic(TILE):
     "Kernel 3, the lecture's variant: tile width read from `blockDim.x`, tiles in dynamic shared memory."
     def kernel(a, b, c):
