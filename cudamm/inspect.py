@@ -6,9 +6,9 @@ Docs: https://cudamm.github.io/cudamm/inspect.html.md"""
 
 # %% auto #0
 __all__ = ['SASS_GROUPS', 'SM_LIMITS', 'SIGNATURE', 'ptx_counts', 'ptxas_info', 'sass_histogram', 'occupancy', 'Report',
-           'inspect_many', 'inspect', 'lint', 'reports_table', 'main']
+           'resolve', 'inspect_many', 'inspect', 'lint', 'reports_table', 'main']
 
-# %% ../nbs/11_inspect.ipynb #d7cc4dc4
+# %% ../nbs/11_inspect.ipynb #6552098d
 import dataclasses, json, os, re, shutil, subprocess, sys, tempfile
 from collections import Counter
 from pathlib import Path
@@ -16,7 +16,7 @@ from pathlib import Path
 from .utils import simulating
 from .kernels import REGISTRY, get_kernel
 
-# %% ../nbs/11_inspect.ipynb #94ba8826
+# %% ../nbs/11_inspect.ipynb #679346c7
 def _instructions(ptx: str) -> list[str]:
     "The instruction lines of a PTX text (no directives, declarations, labels or comments)."
     out = []
@@ -37,7 +37,7 @@ def ptx_counts(ptx: str) -> dict:
                 ld_global_v4=has(r"^ld\.global(\.\w+)*\.v4\.f32"), ld_shared_v4=has(r"^ld\.shared(\.\w+)*\.v4\.f32"),
                 st_shared_v4=has(r"^st\.shared(\.\w+)*\.v4\.f32"), int64_ops=sum(1 for s in ins if _INT64.search(s)))
 
-# %% ../nbs/11_inspect.ipynb #8e52de18
+# %% ../nbs/11_inspect.ipynb #c4b5602f
 def _nvidia_tool(name: str) -> str | None:
     "Path of a CUDA tool: the pip wheels first (what numba uses), then PATH and CUDA_HOME."
     try:
@@ -64,7 +64,7 @@ def ptxas_info(ptx: str, cc=(9, 0), cubin_path: str | None = None) -> dict:
                 spill_loads=num(r"(\d+) bytes spill loads"), stack=num(r"(\d+) bytes stack frame"),
                 smem=num(r"(\d+) bytes smem"))
 
-# %% ../nbs/11_inspect.ipynb #335eb75c
+# %% ../nbs/11_inspect.ipynb #cc3cb8cf
 SASS_GROUPS = {"FFMA": r"^FFMA\b", "LDS.128": r"^LDS\.128\b", "LDG.128": r"^LDG\.E\.128\b|^LDG\.E\.(\w+\.)*128\b",
                "LDS": r"^LDS\b", "LDG": r"^LDG\b", "STS": r"^STS\b", "STG": r"^STG\b",
                "int": r"^(IMAD|IADD3|IADD|LEA|SHF|LOP3|ISETP|IMNMX|SEL|IABS|I2F|F2I)\b", "f64": r"^D(FMA|ADD|MUL)\b|^F2F\.F64"}
@@ -94,7 +94,7 @@ def sass_histogram(cubin_path: str) -> dict | None:
     hist["loop_ffma_share"] = round(best[0] / best[1], 3) if best[1] else 0.0
     return hist
 
-# %% ../nbs/11_inspect.ipynb #848f198a
+# %% ../nbs/11_inspect.ipynb #ae4df78b
 SM_LIMITS = {  # compute capability: registers, shared memory bytes, threads, blocks per SM
     (7, 5): (65536, 65536, 1024, 16), (8, 0): (65536, 167936, 2048, 32), (8, 6): (65536, 102400, 1536, 16),
     (8, 9): (65536, 102400, 1536, 24), (9, 0): (65536, 233472, 2048, 32)}
@@ -111,7 +111,7 @@ def occupancy(registers: int, smem: int, threads: int, cc=(9, 0)) -> dict:
     limiter = min((by_regs, "registers"), (by_smem, "shared memory"), (by_threads, "threads"), (blocks_sm, "blocks"))[1]
     return dict(blocks_per_sm=blocks, warps_per_sm=blocks * warps, occupancy_limiter=limiter)
 
-# %% ../nbs/11_inspect.ipynb #658d55fb
+# %% ../nbs/11_inspect.ipynb #551dd928
 SIGNATURE = "void(float32[:, ::1], float32[:, ::1], float32[:, ::1])"
 _PTX_OPTIONS = ("fastmath", "lineinfo", "launch_bounds", "opt", "debug")
 
@@ -139,16 +139,24 @@ class Report:
         return f"**{self.kernel}** `{self.config}`\n\n| | |\n|---|---|\n" + "\n".join(f"| {k} | {v} |" for k, v in self._rows())
     def to_json(self) -> dict: return dataclasses.asdict(self)
 
-# %% ../nbs/11_inspect.ipynb #d5737c90
+# %% ../nbs/11_inspect.ipynb #8b71297e
+def resolve(kernel):
+    "A kernel description from a registered name, a `\"module:attribute\"` reference, or a `KernelSpec` itself."
+    if not isinstance(kernel, str): return kernel
+    if ":" not in kernel: return get_kernel(kernel)
+    import importlib
+    module, attr = kernel.split(":", 1)
+    return getattr(importlib.import_module(module), attr)
+
 def _inspect_here(name, config, cc, keep_ptx):
     from numba import cuda
-    spec = get_kernel(name)
+    spec = resolve(name)
     cfg = spec.check(config)
     opts = {k: v for k, v in (spec.jit_options(cfg) if spec.jit_options else {}).items() if k in _PTX_OPTIONS}
     ptx, _ = cuda.compile_ptx(spec.body(cfg), SIGNATURE, cc=cc, **opts)
     threads = 1
     for t in spec.block(cfg): threads *= t
-    rep = Report(name, dict(cfg), tuple(cc), spec.accumulator, spec.vector_loads, threads, **ptx_counts(ptx))
+    rep = Report(spec.name, dict(cfg), tuple(cc), spec.accumulator, spec.vector_loads, threads, **ptx_counts(ptx))
     with tempfile.TemporaryDirectory() as d:
         cubin = str(Path(d)/"k.cubin")
         for k, v in ptxas_info(ptx, cc, cubin).items(): setattr(rep, k, v)
@@ -162,20 +170,25 @@ def _inspect_in_subprocess(jobs, cc, keep_ptx):
     "Run the reports in a fresh interpreter with the simulator off (the simulator has no `compile_ptx`)."
     cmd = [sys.executable, "-m", "cudamm.inspect", "--json", "--cc", f"{cc[0]}.{cc[1]}"] + (["--ptx"] if keep_ptx else [])
     cmd += ["--jobs", json.dumps([[n, dict(c or {})] for n, c in jobs])]
-    out = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "NUMBA_ENABLE_CUDASIM": "0"})
+    # the child sees the modules this process sees, so "module:attribute" kernels resolve there too
+    env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "0", "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    out = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if out.returncode: raise RuntimeError(f"inspect subprocess failed:\n{out.stderr[-3000:]}")
     return [Report(**{**d, "cc": tuple(d["cc"])}) for d in json.loads(out.stdout)]
 
 def inspect_many(jobs, cc=(9, 0), keep_ptx=False) -> list[Report]:
-    "Reports for a list of `(kernel_name, config)` pairs; one subprocess for all of them under the simulator."
-    if simulating(): return _inspect_in_subprocess(jobs, cc, keep_ptx)
+    "Reports for `(kernel, config)` pairs (kernel: a registered name or `\"module:attribute\"`); one subprocess under the simulator."
+    if simulating():
+        for n, _ in jobs:
+            if not isinstance(n, str): raise TypeError("under the simulator, name kernels by registry name or \"module:attribute\"")
+        return _inspect_in_subprocess(jobs, cc, keep_ptx)
     return [_inspect_here(n, c, cc, keep_ptx) for n, c in jobs]
 
-def inspect(kernel_name: str, config=None, cc=(9, 0)) -> Report:
-    "The machine-code report of one registered kernel configuration (PTX text in `.ptx`)."
-    return inspect_many([(kernel_name, config)], cc, keep_ptx=True)[0]
+def inspect(kernel, config=None, cc=(9, 0)) -> Report:
+    "The machine-code report of one kernel configuration (PTX text in `.ptx`): a registered name or `\"module:attribute\"`."
+    return inspect_many([(kernel, config)], cc, keep_ptx=True)[0]
 
-# %% ../nbs/11_inspect.ipynb #0da65da9
+# %% ../nbs/11_inspect.ipynb #b5c9b1f7
 def lint(report: Report) -> list[str]:
     "The problems in a report, one line each; empty when the machine code is clean."
     problems = []
@@ -202,12 +215,12 @@ def reports_table(reports, rows=Report.ROWS):
     body = "\n".join(f"| {k} | " + " | ".join(str(getattr(r, k)) for r in reports) + " |" for k in rows)
     return Markdown(head + "\n" + body)
 
-# %% ../nbs/11_inspect.ipynb #514f1b39
+# %% ../nbs/11_inspect.ipynb #cf8a11be
 def main(argv=None):
     "Command line: `cudamm-inspect [kernel ...] [--json] [--cc 9.0]`."
     import argparse
     p = argparse.ArgumentParser(prog="cudamm-inspect", description="Machine-code report of cudamm's kernels (no GPU needed).")
-    p.add_argument("kernels", nargs="*", help="registered kernel names (default: all)")
+    p.add_argument("kernels", nargs="*", help="registered kernel names or module:attribute references (default: all)")
     p.add_argument("--cc", default="9.0", help="compute capability to compile for (default 9.0, the H100)")
     p.add_argument("--json", action="store_true", help="print the reports as JSON")
     p.add_argument("--ptx", action="store_true", help=argparse.SUPPRESS)
@@ -226,5 +239,5 @@ def main(argv=None):
         print()
     return 1 if bad else 0
 
-# %% ../nbs/11_inspect.ipynb #e2f01967
+# %% ../nbs/11_inspect.ipynb #610d05c5
 if __name__ == "__main__": sys.exit(main())
