@@ -8,7 +8,7 @@ Docs: https://cudamm.github.io/cudamm/autotune.html.md"""
 __all__ = ['CACHE_FORMAT', 'search_space', 'event_timer', 'Trial', 'TuneResult', 'tune', 'cache_path', 'environment',
            'size_bucket', 'cache_key', 'best_config', 'clear_cache', 'autotune']
 
-# %% ../nbs/08_autotune.ipynb #c19a7065
+# %% ../nbs/08_autotune.ipynb #f3430345
 import contextlib, dataclasses, datetime, functools, hashlib, inspect, itertools, json, math, os, re, tempfile, threading, time, warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -22,22 +22,16 @@ from .kernels.core import autotune
 
 _all_ = ["autotune"]   # re-exported: `from cudamm.autotune import autotune` declares a space
 
-# %% ../nbs/08_autotune.ipynb #816b9692
+# %% ../nbs/08_autotune.ipynb #b2e5a687
 def _spec(kernel) -> KernelSpec:
     return kernel if isinstance(kernel, KernelSpec) else get_kernel(kernel)
 
-def _product(axes):
-    "Each combination of the axes [(names, rows), ...] as a dict."
-    for combo in itertools.product(*(rows for _, rows in axes)):
-        cfg = {}
-        for (names, _), row in zip(axes, combo): cfg.update(zip(names, row))
-        yield cfg
 
 def search_space(kernel, space=None) -> tuple[list[Config], list[tuple[Config, str]]]:
     "The valid configurations of `space` (default: the kernel's declared one), and the pruned ones with why."
     spec = _spec(kernel)
-    if space is None: raw = _product(getattr(spec.factory, "tune_axes", []))
-    elif isinstance(space, dict): raw = _product([((k,), [(v,) for v in vals]) for k, vals in space.items()])
+    if space is None: raw = spec.space()
+    elif isinstance(space, dict): raw = (dict(zip(space, vals)) for vals in itertools.product(*space.values()))
     else: raw = (dict(c) for c in space)
     valid, pruned, seen = [], [], set()
     for c in raw:
@@ -48,7 +42,7 @@ def search_space(kernel, space=None) -> tuple[list[Config], list[tuple[Config, s
         if cfg not in seen: seen.add(cfg); valid.append(cfg)
     return valid, pruned
 
-# %% ../nbs/08_autotune.ipynb #8eed8ce3
+# %% ../nbs/08_autotune.ipynb #6ee62a4a
 def event_timer(warmup: int = 3, reps: int = 20, flush: bool = True) -> Callable:
     "The default timer: median milliseconds of `reps` CUDA-event-timed launches after `warmup`, L2 flushed."
     def timer(launch, config): return float(np.median(cuda_event_times(launch, warmup=warmup, reps=reps, flush=flush)))
@@ -74,7 +68,7 @@ def _short(e: Exception) -> str:
     msg = str(e).strip().splitlines()
     return f"{type(e).__name__}: {msg[0][:100] if msg else ''}"
 
-# %% ../nbs/08_autotune.ipynb #e63f4a77
+# %% ../nbs/08_autotune.ipynb #b54d52b4
 @dataclasses.dataclass
 class TuneResult:
     "What `tune` found: the best configuration and every candidate's `Trial`."
@@ -101,7 +95,7 @@ class TuneResult:
         return "\n".join(lines)
     __str__ = __repr__ = table
 
-# %% ../nbs/08_autotune.ipynb #361016c2
+# %% ../nbs/08_autotune.ipynb #425ceb4d
 def tune(kernel, m: int, n: int, k: int, space=None, *, timer: Callable | None = None, tol: float = 1e-5,
          progress: bool = True, store: bool = True, seed: int = 0) -> TuneResult:
     "Search `kernel`'s configurations (its declared space, or `space`) at m×n×k; the fastest correct one wins."
@@ -143,7 +137,7 @@ def tune(kernel, m: int, n: int, k: int, space=None, *, timer: Callable | None =
     if store: _remember(spec, res)
     return res
 
-# %% ../nbs/08_autotune.ipynb #e2a2979c
+# %% ../nbs/08_autotune.ipynb #bbab96e1
 CACHE_FORMAT = 1
 
 def cache_path() -> Path:
@@ -180,7 +174,7 @@ def cache_key(kernel, m: int, n: int, k: int, env: dict | None = None) -> str:
     return " | ".join([env["gpu"], f"cc {env['cc']}", f"numba-cuda {env['numba_cuda']}", f"cudamm {env['cudamm']}",
                        f"{spec.name}@{_fingerprint(spec.factory)}", size_bucket(m, n, k)])
 
-# %% ../nbs/08_autotune.ipynb #a7694134
+# %% ../nbs/08_autotune.ipynb #7a050536
 _memo: dict = {}                 # (cache file, key) -> Config: what this process already knows
 _thread_lock = threading.Lock()  # flock excludes other processes; this excludes this process's threads
 
@@ -252,7 +246,7 @@ def _lookup(spec, path: Path, key: str) -> Config | None:
     except (ValueError, TypeError) as e:
         warnings.warn(f"the cached configuration for {spec.name} is no longer valid ({e}): searching again"); return None
 
-# %% ../nbs/08_autotune.ipynb #694e0d55
+# %% ../nbs/08_autotune.ipynb #470769f7
 _said_simulator = False
 
 def best_config(kernel, m: int, n: int, k: int, retune: bool = False, *, space=None, timer: Callable | None = None,

@@ -7,7 +7,7 @@ Docs: https://cudamm.github.io/cudamm/core.html.md"""
 # %% auto #0
 __all__ = ['MAX_THREADS', 'MAX_STATIC_SMEM', 'REGISTRY', 'Config', 'KernelSpec', 'register', 'get_kernel', 'autotune']
 
-# %% ../../nbs/00a_core.ipynb #14f5b5b1
+# %% ../../nbs/00a_core.ipynb #972e691a
 import dataclasses, itertools
 from collections.abc import Callable
 
@@ -15,7 +15,7 @@ from fastcore.basics import patch
 import numpy as np
 from ..utils import cdiv, simulating, cuda
 
-# %% ../../nbs/00a_core.ipynb #45c3c9bb
+# %% ../../nbs/00a_core.ipynb #274f8fc3
 class Config(dict):
     "A kernel configuration: a dict of parameter values, also readable as attributes (`cfg.BM`), hashable."
     def __getattr__(self, k):
@@ -24,7 +24,7 @@ class Config(dict):
     def __hash__(self): return hash(tuple(sorted(self.items())))
     def __repr__(self): return ", ".join(f"{k}={v}" for k, v in self.items())
 
-# %% ../../nbs/00a_core.ipynb #86028393
+# %% ../../nbs/00a_core.ipynb #5a2606e4
 MAX_THREADS = 1024          # threads per block, every CUDA GPU
 MAX_STATIC_SMEM = 48 * 1024 # static shared memory per block (more needs dynamic shared memory and an opt-in)
 
@@ -94,7 +94,7 @@ class KernelSpec:
         kernel[self.grid(cfg, m, n, k), self.block(cfg), stream or 0, dyn](a, b, c)
         return c
 
-# %% ../../nbs/00a_core.ipynb #2207e638
+# %% ../../nbs/00a_core.ipynb #126c8516
 def _device_operand(x, name):
     if isinstance(x, np.ndarray):
         raise TypeError(f"{name} is a numpy array on the host; launch takes GPU arrays: copy it with "
@@ -119,7 +119,7 @@ def _check_shapes(a, b, c):
     if c.shape != (m, n): raise ValueError(f"c is {c.shape[0]}×{c.shape[1]}; a @ b is {m}×{n}: pass c of shape ({m}, {n})")
     return m, k, n
 
-# %% ../../nbs/00a_core.ipynb #d518a395
+# %% ../../nbs/00a_core.ipynb #25cc4aa1
 REGISTRY: dict[str, KernelSpec] = {}
 
 def register(spec: KernelSpec) -> KernelSpec:
@@ -133,7 +133,7 @@ def get_kernel(name: str) -> KernelSpec:
     try: return REGISTRY[name]
     except KeyError: raise KeyError(f"no kernel {name!r}; registered: {', '.join(REGISTRY)}") from None
 
-# %% ../../nbs/00a_core.ipynb #4ceb5632
+# %% ../../nbs/00a_core.ipynb #d1d21fc2
 def autotune(names: str, values):
     "Declare tunable values for the parameters `names` (\"BM, BN\") of a kernel factory; stacked decorators multiply."
     keys = tuple(n.strip() for n in names.split(","))
@@ -146,14 +146,20 @@ def autotune(names: str, values):
     return deco
 
 @patch
+def space(self: KernelSpec):
+    "The declared search space, expanded: one dict of parameter values per combination of the axes (unchecked)."
+    axes = getattr(self.factory, "tune_axes", [])
+    for combo in itertools.product(*(rows for _, rows in axes)):
+        cfg = {}
+        for (keys, _), row in zip(axes, combo): cfg.update(zip(keys, row))
+        yield cfg
+
+@patch
 def candidates(self: KernelSpec) -> list[Config]:
     "Every valid configuration of the declared search space (the defaults alone if none is declared)."
-    axes = getattr(self.factory, "tune_axes", [])
-    out, seen = [], set()
-    for combo in itertools.product(*(rows for _, rows in axes)):
-        cfg = dict(self.defaults)
-        for (keys, _), row in zip(axes, combo): cfg.update(zip(keys, row))
+    out = []
+    for cfg in self.space():
         try: cfg = self.check(cfg)
         except ValueError: continue
-        if cfg not in seen: seen.add(cfg); out.append(cfg)
+        if cfg not in out: out.append(cfg)
     return out
