@@ -6,9 +6,9 @@ Docs: https://cudamm.github.io/cudamm/autotune.html.md"""
 
 # %% auto #0
 __all__ = ['CACHE_FORMAT', 'search_space', 'event_timer', 'Trial', 'TuneResult', 'tune', 'cache_path', 'environment',
-           'size_bucket', 'cache_key', 'best_config', 'clear_cache', 'autotune']
+           'size_bucket', 'cache_key', 'best_config', 'cached_entry', 'clear_cache', 'autotune']
 
-# %% ../nbs/08_autotune.ipynb #f3430345
+# %% ../nbs/08_autotune.ipynb #64a307ab
 import contextlib, dataclasses, datetime, functools, hashlib, inspect, itertools, json, math, os, re, tempfile, threading, time, warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -22,7 +22,7 @@ from .kernels.core import autotune
 
 _all_ = ["autotune"]   # re-exported: `from cudamm.autotune import autotune` declares a space
 
-# %% ../nbs/08_autotune.ipynb #b2e5a687
+# %% ../nbs/08_autotune.ipynb #a5b9d287
 def _spec(kernel) -> KernelSpec:
     return kernel if isinstance(kernel, KernelSpec) else get_kernel(kernel)
 
@@ -42,7 +42,7 @@ def search_space(kernel, space=None) -> tuple[list[Config], list[tuple[Config, s
         if cfg not in seen: seen.add(cfg); valid.append(cfg)
     return valid, pruned
 
-# %% ../nbs/08_autotune.ipynb #6ee62a4a
+# %% ../nbs/08_autotune.ipynb #c4f1f0f2
 def event_timer(warmup: int = 3, reps: int = 20, flush: bool = True) -> Callable:
     "The default timer: median milliseconds of `reps` CUDA-event-timed launches after `warmup`, L2 flushed."
     def timer(launch, config): return float(np.median(cuda_event_times(launch, warmup=warmup, reps=reps, flush=flush)))
@@ -68,7 +68,7 @@ def _short(e: Exception) -> str:
     msg = str(e).strip().splitlines()
     return f"{type(e).__name__}: {msg[0][:100] if msg else ''}"
 
-# %% ../nbs/08_autotune.ipynb #b54d52b4
+# %% ../nbs/08_autotune.ipynb #74d4e519
 @dataclasses.dataclass
 class TuneResult:
     "What `tune` found: the best configuration and every candidate's `Trial`."
@@ -95,7 +95,7 @@ class TuneResult:
         return "\n".join(lines)
     __str__ = __repr__ = table
 
-# %% ../nbs/08_autotune.ipynb #425ceb4d
+# %% ../nbs/08_autotune.ipynb #ed64d09f
 def tune(kernel, m: int, n: int, k: int, space=None, *, timer: Callable | None = None, tol: float = 1e-5,
          progress: bool = True, store: bool = True, seed: int = 0) -> TuneResult:
     "Search `kernel`'s configurations (its declared space, or `space`) at m×n×k; the fastest correct one wins."
@@ -137,7 +137,7 @@ def tune(kernel, m: int, n: int, k: int, space=None, *, timer: Callable | None =
     if store: _remember(spec, res)
     return res
 
-# %% ../nbs/08_autotune.ipynb #bbab96e1
+# %% ../nbs/08_autotune.ipynb #09a66684
 CACHE_FORMAT = 1
 
 def cache_path() -> Path:
@@ -174,7 +174,7 @@ def cache_key(kernel, m: int, n: int, k: int, env: dict | None = None) -> str:
     return " | ".join([env["gpu"], f"cc {env['cc']}", f"numba-cuda {env['numba_cuda']}", f"cudamm {env['cudamm']}",
                        f"{spec.name}@{_fingerprint(spec.factory)}", size_bucket(m, n, k)])
 
-# %% ../nbs/08_autotune.ipynb #7a050536
+# %% ../nbs/08_autotune.ipynb #d7734bb0
 _memo: dict = {}                 # (cache file, key) -> Config: what this process already knows
 _thread_lock = threading.Lock()  # flock excludes other processes; this excludes this process's threads
 
@@ -246,7 +246,7 @@ def _lookup(spec, path: Path, key: str) -> Config | None:
     except (ValueError, TypeError) as e:
         warnings.warn(f"the cached configuration for {spec.name} is no longer valid ({e}): searching again"); return None
 
-# %% ../nbs/08_autotune.ipynb #470769f7
+# %% ../nbs/08_autotune.ipynb #ae87c228
 _said_simulator = False
 
 def best_config(kernel, m: int, n: int, k: int, retune: bool = False, *, space=None, timer: Callable | None = None,
@@ -269,6 +269,11 @@ def best_config(kernel, m: int, n: int, k: int, retune: bool = False, *, space=N
             _said_simulator = True
         return spec.check()
     return tune(spec, m, n, k, space, timer=timer, progress=progress).best
+
+def cached_entry(kernel, m: int, n: int, k: int) -> dict | None:
+    "The cache entry (`config`, `ms`, ...) of `kernel`'s tuned configuration at m×n×k on this GPU, if there is one."
+    entry = _read(cache_path()).get(cache_key(_spec(kernel), m, n, k))
+    return entry if isinstance(entry, dict) else None
 
 def clear_cache():
     "Delete the autotune cache file and forget what this process knows. Returns the file's path."

@@ -1,0 +1,81 @@
+"cudamm.matmul: property tests against float64 for every registered kernel, interop and input checks."
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from cudamm import matmul
+from cudamm.kernels import REGISTRY
+from cudamm.utils import rel_error, to_d, to_h, cuda
+
+dims = st.integers(min_value=1, max_value=70)
+scales = st.sampled_from([1.0, 1e-20, 1e-3, 1e3, 1e15])      # tiny and large magnitudes, far from overflow
+
+
+def _check(name, m, n, k, scale, seed):
+    rng = np.random.default_rng(seed)
+    a = (rng.standard_normal((m, k)) * scale).astype(np.float32)
+    b = rng.standard_normal((k, n)).astype(np.float32)
+    c = matmul(a, b, kernel=name, config=REGISTRY[name].defaults)
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    err = rel_error(c, ref)
+    assert err <= 1e-5, f"{name} at m={m}, n={n}, k={k}, scale={scale:g}: relative error {err:.3g}"
+
+
+def _property(examples):
+    return settings(max_examples=examples, deadline=None, derandomize=True, print_blob=True,
+                    suppress_health_check=list(HealthCheck))
+
+
+@pytest.mark.parametrize("name", list(REGISTRY))
+@_property(50)
+@given(m=dims, n=dims, k=dims, scale=scales, seed=st.integers(0, 2**32 - 1))
+def test_random_shapes_match_float64(name, m, n, k, scale, seed):
+    _check(name, m, n, k, scale, seed)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(REGISTRY))
+@_property(2000)
+@given(m=dims, n=dims, k=dims, scale=scales, seed=st.integers(0, 2**32 - 1))
+def test_random_shapes_match_float64_long(name, m, n, k, scale, seed):
+    _check(name, m, n, k, scale, seed)
+
+
+def test_numba_device_arrays_stay_on_the_device():
+    a, b = np.ones((5, 3), np.float32), np.ones((3, 4), np.float32)
+    c = matmul(to_d(a), to_d(b))
+    assert hasattr(c, "copy_to_host") and (to_h(c) == 3).all()
+
+
+def test_out_is_written_and_returned():
+    a, b = np.ones((5, 3), np.float32), np.ones((3, 4), np.float32)
+    out = np.full((5, 4), np.nan, np.float32)
+    assert matmul(a, b, out=out) is out and (out == 3).all()
+
+
+@pytest.mark.parametrize("bad, match", [
+    (lambda a, b: matmul(a, a), "inner dimensions differ"),
+    (lambda a, b: matmul(a.astype(np.float16), b), "float16"),
+    (lambda a, b: matmul(a, b[None]), "2-D"),
+    (lambda a, b: matmul(a, to_d(b)), "different devices"),
+    (lambda a, b: matmul(a, b, out=np.empty((3, 5), np.float32)), r"pass out of shape \(5, 4\)"),
+    (lambda a, b: matmul(a, b, out=to_d(np.empty((5, 4), np.float32))), "inputs' kind and device"),
+    (lambda a, b: matmul(a, b, out=np.empty((4, 5), np.float32).T), "not C-contiguous"),
+    (lambda a, b: matmul(a, b, kernel="no_such_kernel"), "registered"),
+])
+def test_bad_input_is_named(bad, match):
+    a, b = np.ones((5, 3), np.float32), np.ones((3, 4), np.float32)
+    with pytest.raises((ValueError, TypeError, KeyError), match=match):
+        bad(a, b)
+
+
+def test_empty_dimensions():
+    assert matmul(np.ones((0, 3), np.float32), np.ones((3, 4), np.float32)).shape == (0, 4)
+    assert (matmul(np.ones((2, 0), np.float32), np.ones((0, 4), np.float32)) == 0).all()
+
+
+def test_torch_cpu_tensors_come_back_as_tensors():
+    torch = pytest.importorskip("torch")
+    a, b = torch.randn(6, 5), torch.randn(5, 7)
+    c = matmul(a, b)
+    assert isinstance(c, torch.Tensor) and rel_error(c.numpy(), a.double().numpy() @ b.double().numpy()) < 1e-6
