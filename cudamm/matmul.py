@@ -7,14 +7,16 @@ Docs: https://cudamm.github.io/cudamm/matmul.html.md"""
 # %% auto #0
 __all__ = ['MATMUL_KERNELS', 'choose_kernel', 'matmul']
 
-# %% ../nbs/12_matmul.ipynb #77f6d7f6
+# %% ../nbs/12_matmul.ipynb #6a370127
+import sys
+
 import numpy as np
 
-from .utils import simulating, cuda, gpu_available
+from .utils import simulating, cuda
 from .kernels import REGISTRY, KernelSpec, get_kernel
 from . import autotune as _tuner
 
-# %% ../nbs/12_matmul.ipynb #856c127f
+# %% ../nbs/12_matmul.ipynb #7c4eb1ce
 def _kind(x, name) -> str:
     "'torch', 'cupy', 'numba' or 'numpy'; a clear `TypeError` for anything else."
     top = type(x).__module__.split(".")[0]
@@ -41,7 +43,7 @@ def _ptr_range(x, kind):
         start, size = face["data"][0], x.nbytes
     return start, start + size
 
-# %% ../nbs/12_matmul.ipynb #c983ae5a
+# %% ../nbs/12_matmul.ipynb #7a5c7289
 _CONVERT = {"torch": "a.float()", "cupy": "a.astype(cupy.float32)", "numba": "copy it to the host and use .astype(np.float32)",
             "numpy": "a.astype(np.float32)"}
 
@@ -77,7 +79,7 @@ def _contiguous(x, kind) -> bool:
     if kind == "numba": return x.is_c_contiguous()
     return bool(x.flags.c_contiguous)
 
-# %% ../nbs/12_matmul.ipynb #00e0f77d
+# %% ../nbs/12_matmul.ipynb #122b8f95
 MATMUL_KERNELS = ("warptile", "doublebuffer", "vectorize", "blocktile2d", "smem")   # candidates, best first
 
 _choices: dict = {}
@@ -103,7 +105,7 @@ def choose_kernel(m: int, n: int, k: int, kernel=None, config=None) -> tuple[Ker
     _choices[bucket] = choice
     return choice
 
-# %% ../nbs/12_matmul.ipynb #b70ad57b
+# %% ../nbs/12_matmul.ipynb #fcee86bf
 def _empty_like_result(a, kind, m, n, zeros):
     if kind == "torch":
         import torch; return (torch.zeros if zeros else torch.empty)((m, n), dtype=torch.float32, device=a.device)
@@ -137,6 +139,25 @@ def _device_view(x, kind):
                          "one on the device: use np.ascontiguousarray on the host, or a torch/CuPy array")
     return x if kind == "numba" else cuda.as_cuda_array(x)
 
+_fast: dict = {}   # (m, n, k, device index) -> pre-configured launch, for torch CUDA tensors
+
+def _torch_fast_path(a, b):
+    "The hot path: contiguous float32 CUDA tensors of a shape seen before. None when it does not apply."
+    torch = sys.modules.get("torch")
+    if torch is None or type(a) is not torch.Tensor or type(b) is not torch.Tensor: return None
+    if not (a.is_cuda and a.dtype is torch.float32 and b.dtype is torch.float32 and a.dim() == 2 and b.dim() == 2
+            and a.is_contiguous() and b.is_contiguous() and a.device == b.device): return None
+    (m, k), (k2, n) = a.shape, b.shape
+    if k != k2 or not (m and n and k): return None
+    key = (m, n, k, a.device.index)
+    run = _fast.get(key)
+    if run is None:
+        spec, cfg = choose_kernel(m, n, k)
+        run = _fast[key] = spec.fast_launcher(cfg, m, n, k)
+    c = torch.empty((m, n), dtype=torch.float32, device=a.device)
+    run(a.data_ptr(), b.data_ptr(), c.data_ptr(), torch.cuda.current_stream(a.device).cuda_stream)
+    return c
+
 def matmul(a, b, out=None, *, kernel=None, config=None, stream=None):
     """`a @ b` in float32 on the GPU, returned as the caller's kind of array.
 
@@ -147,6 +168,9 @@ def matmul(a, b, out=None, *, kernel=None, config=None, stream=None):
       `kernel="smem"` forces one, `config={...}` its parameters.
     Without a GPU, run with `NUMBA_ENABLE_CUDASIM=1` (cudamm sets it when it finds no GPU) to compute on the CPU in
     numba's simulator, slowly."""
+    if out is None and kernel is None and config is None and stream is None and not simulating():
+        c = _torch_fast_path(a, b)
+        if c is not None: return c
     kind, m, n, k = _validate(a, b, out)
     if not simulating() and not cuda.is_available():
         raise RuntimeError("no CUDA GPU is available to numba (no driver or no device). Set NUMBA_ENABLE_CUDASIM=1 "
