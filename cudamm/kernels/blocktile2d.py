@@ -1,5 +1,4 @@
-"""Each thread computes a TM×TN block of results from TM values of A and TN values of B held in registers;
-and the numba lesson of the course: the same algorithm, 2.4× apart, depending on how the indices are written.
+"""Each thread computes a TM×TN block of results; and numba's lesson: one algorithm, 2.4× apart by how its indices are written.
 
 Docs: https://cudamm.github.io/cudamm/blocktile2d.html.md"""
 
@@ -8,12 +7,12 @@ Docs: https://cudamm.github.io/cudamm/blocktile2d.html.md"""
 # %% auto #0
 __all__ = ['blocktile2d_signed_spec', 'blocktile2d_spec', 'blocktile2d_signed', 'blocktile2d']
 
-# %% ../../nbs/05_blocktile2d.ipynb #ee2db765
+# %% ../../nbs/05_blocktile2d.ipynb #3857eca2
 from numba import cuda, float32, uint32
 from ..utils import cdiv
 from .core import KernelSpec, register, autotune
 
-# %% ../../nbs/05_blocktile2d.ipynb #3a75b5c8
+# %% ../../nbs/05_blocktile2d.ipynb #eadc0118
 def blocktile2d_signed(BM, BN, BK, TM, TN):
     "Kernel 5 written the natural way: 2D arrays, Python (signed int64) indices. The slow demonstration."
     NT = (BM // TM) * (BN // TN)
@@ -74,7 +73,7 @@ def blocktile2d_signed(BM, BN, BK, TM, TN):
                 if row < m and col < n: c[row, col] = acc[i, j]
     return kernel
 
-# %% ../../nbs/05_blocktile2d.ipynb #ab3d415b
+# %% ../../nbs/05_blocktile2d.ipynb #cfdf762b
 @autotune("BM, BN", [(64, 64), (128, 64), (64, 128), (128, 128)])
 @autotune("BK", [8, 16])
 @autotune("TM, TN", [(4, 4), (8, 4), (4, 8), (8, 8)])
@@ -139,7 +138,7 @@ def blocktile2d(BM, BN, BK, TM, TN):
                 if row < m and col < n: c[row, col] = acc[i * tn + j]
     return kernel
 
-# %% ../../nbs/05_blocktile2d.ipynb #69b1ae30
+# %% ../../nbs/05_blocktile2d.ipynb #7d68b7cf
 def _nthreads_2d(cfg): return (cfg.BM // cfg.TM) * (cfg.BN // cfg.TN)
 
 _constraints_2d = (
