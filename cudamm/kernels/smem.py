@@ -7,12 +7,13 @@ Docs: https://cudamm.github.io/cudamm/smem.html.md"""
 # %% auto #0
 __all__ = ['smem_spec', 'smem_dynamic_spec', 'smem', 'smem_dynamic']
 
-# %% ../../nbs/03_smem.ipynb #20135eb9
+# %% ../../nbs/03_smem.ipynb #f4fc0c1e
 from numba import cuda, float32, uint32
 from ..utils import cdiv
-from .core import KernelSpec, register
+from .core import KernelSpec, autotune, register
 
-# %% ../../nbs/03_smem.ipynb #1053b862
+# %% ../../nbs/03_smem.ipynb #2d48d78e
+@autotune("TILE", [8, 16, 32])
 def smem(TILE):
     "Kernel 3: `TILE`×`TILE` threads compute a `TILE`×`TILE` tile of C from shared-memory tiles of A and B."
     def kernel(a, b, c):
@@ -43,7 +44,7 @@ smem_spec = register(KernelSpec(
     static_smem=lambda cfg: 2 * cfg.TILE * cfg.TILE * 4,
     description="shared-memory tiles, TILE known at compile time"))
 
-# %% ../../nbs/03_smem.ipynb #4a9453ae
+# %% ../../nbs/03_smem.ipynb #674a759f
 def smem_dynamic(TILE):
     "Kernel 3, the lecture's variant: tile width read from `blockDim.x`, tiles in dynamic shared memory."
     def kernel(a, b, c):
