@@ -60,3 +60,11 @@ def test_inspect_registers_agree_with_the_driver():
         offline[name], driver[name] = inspect(name).registers, kernel.get_regs_per_thread(SIGNATURE)
     print("registers offline (ptxas) vs driver:", {n: (offline[n], driver[n]) for n in offline})
     assert offline == driver
+
+
+@pytest.mark.skipif(not __import__("shutil").which("compute-sanitizer"), reason="compute-sanitizer not installed")
+def test_sanitizers_are_clean():
+    import subprocess, sys, pathlib
+    script = pathlib.Path(__file__).parents[1] / "tools" / "sanitize.py"
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout[-4000:]

@@ -1,0 +1,39 @@
+"""Run every registered kernel at edge shapes under compute-sanitizer (memcheck, racecheck, synccheck) and fail
+on any report. Usage on a GPU machine: `python tools/sanitize.py [--tools memcheck racecheck] [--kernels a b]`.
+(`--run` is the inner mode: launch the kernels once each, for the sanitizer to watch.)"""
+import argparse, os, shutil, subprocess, sys, time
+
+EDGE_SHAPES = [(129, 257, 65), (1, 4096, 7), (33, 65, 17), (130, 7, 300)]
+
+
+def run_kernels(names):
+    from cudamm.kernels import REGISTRY, get_kernel
+    from cudamm.utils import check_kernel
+    for name in names or REGISTRY:
+        for shape in EDGE_SHAPES:
+            check_kernel(get_kernel(name), *shape, seed=0)
+        print(f"ran {name}", flush=True)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--tools", nargs="+", default=["memcheck", "racecheck", "synccheck"])
+    p.add_argument("--kernels", nargs="+", default=None)
+    p.add_argument("--run", action="store_true", help=argparse.SUPPRESS)
+    args = p.parse_args()
+    if args.run: return run_kernels(args.kernels)
+    sanitizer = shutil.which("compute-sanitizer") or "/usr/local/cuda/bin/compute-sanitizer"
+    failed = []
+    for tool in args.tools:
+        cmd = [sanitizer, "--tool", tool, "--error-exitcode", "99", "--print-limit", "20",
+               sys.executable, __file__, "--run"] + (["--kernels", *args.kernels] if args.kernels else [])
+        t = time.time()
+        out = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS": "0"})
+        summary = [l for l in out.stdout.splitlines() if "ERROR SUMMARY" in l or "RACECHECK SUMMARY" in l]
+        print(f"{tool:<10} exit {out.returncode}  {time.time() - t:5.0f} s  {' '.join(summary) or out.stdout[-300:]}")
+        if out.returncode != 0:
+            failed.append(tool); print(out.stdout[-3000:], out.stderr[-2000:])
+    return 1 if failed else 0
+
+
+if __name__ == "__main__": sys.exit(main())
