@@ -11,14 +11,24 @@ def run_kernels(names):
     from cudamm.utils import check_kernel
     for name in names or REGISTRY:
         for shape in EDGE_SHAPES:
+            print(f"== {name} at {shape}", flush=True)     # the sanitizer's reports follow the kernel they are about
             check_kernel(get_kernel(name), *shape, seed=0)
-        print(f"ran {name}", flush=True)
+
+
+def _attributed(log):
+    "The kernels (and shapes) under whose marker the sanitizer printed an error."
+    current = None
+    for line in log.splitlines():
+        if line.startswith("== "): current = line[3:]
+        elif line.startswith("========= ") and ("Invalid" in line or "hazard" in line.lower() or "Barrier" in line or "Error" in line) and "SUMMARY" not in line:
+            yield current or "?"
 
 
 def main():
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--tools", nargs="+", default=["memcheck", "racecheck", "synccheck"])
     p.add_argument("--kernels", nargs="+", default=None)
+    p.add_argument("--log", default=None, help="folder for the full sanitizer logs")
     p.add_argument("--run", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.run: return run_kernels(args.kernels)
@@ -29,10 +39,13 @@ def main():
                sys.executable, __file__, "--run"] + (["--kernels", *args.kernels] if args.kernels else [])
         t = time.time()
         out = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS": "0"})
+        if args.log: open(os.path.join(args.log, f"sanitize-{tool}.log"), "w").write(out.stdout + out.stderr)
         summary = [l for l in out.stdout.splitlines() if "ERROR SUMMARY" in l or "RACECHECK SUMMARY" in l]
         print(f"{tool:<10} exit {out.returncode}  {time.time() - t:5.0f} s  {' '.join(summary) or out.stdout[-300:]}")
         if out.returncode != 0:
-            failed.append(tool); print(out.stdout[-3000:], out.stderr[-2000:])
+            failed.append(tool)
+            bad = sorted({l for l in _attributed(out.stdout)})
+            print(f"  reports under: {', '.join(bad) or '(before the first kernel)'}")
     return 1 if failed else 0
 
 
