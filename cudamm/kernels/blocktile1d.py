@@ -7,12 +7,12 @@ Docs: https://cudamm.github.io/cudamm/blocktile1d.html.md"""
 # %% auto #0
 __all__ = ['blocktile1d_spec', 'blocktile1d']
 
-# %% ../../nbs/04_blocktile1d.ipynb #be2c7133
+# %% ../../nbs/04_blocktile1d.ipynb #546ab29b
 from numba import cuda, float32, uint32
 from ..utils import cdiv
 from .core import KernelSpec, register, autotune
 
-# %% ../../nbs/04_blocktile1d.ipynb #a790291d
+# %% ../../nbs/04_blocktile1d.ipynb #a6c2ee58
 @autotune("BM, BN", [(64, 64), (128, 64), (64, 128)])    # 128×128 needs 1024 threads × 72+ registers: too many
 @autotune("BK", [8, 16])
 @autotune("TM", [4, 8, 16])
@@ -72,11 +72,11 @@ def blocktile1d(BM, BN, BK, TM):
             if row < m and col < n: c[row, col] = acc[i]
     return kernel
 
-# %% ../../nbs/04_blocktile1d.ipynb #33751b3e
+# %% ../../nbs/04_blocktile1d.ipynb #6fe2e6b2
 def _nthreads_1d(cfg): return cfg.BM * cfg.BN // cfg.TM
 
 blocktile1d_spec = register(KernelSpec(
-    "blocktile1d", "04_blocktile1d", blocktile1d, dict(BM=64, BN=64, BK=8, TM=8),
+    "blocktile1d", "04_blocktile1d", blocktile1d, dict(BM=64, BN=64, BK=16, TM=16),
     block=lambda cfg: (_nthreads_1d(cfg),),
     grid=lambda cfg, m, n, k: cdiv((n, m), (cfg.BN, cfg.BM)),    # x over column tiles, y over row tiles
     constraints=(

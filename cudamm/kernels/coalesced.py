@@ -7,12 +7,12 @@ Docs: https://cudamm.github.io/cudamm/coalesced.html.md"""
 # %% auto #0
 __all__ = ['uncoalesced_spec', 'uncoalesced']
 
-# %% ../../nbs/02_coalesced.ipynb #0b4df418
+# %% ../../nbs/02_coalesced.ipynb #f33271ad
 from numba import cuda, float32
 from ..utils import cdiv
 from .core import KernelSpec, register
 
-# %% ../../nbs/02_coalesced.ipynb #840ab546
+# %% ../../nbs/02_coalesced.ipynb #66d2875f
 def uncoalesced(BLOCK):
     "Kernel 1 as Boehm and the lecture wrote it: consecutive threads of a warp compute consecutive *rows* of C."
     def kernel(a, b, c):

@@ -7,12 +7,12 @@ Docs: https://cudamm.github.io/cudamm/naive.html.md"""
 # %% auto #0
 __all__ = ['naive_fp64', 'naive_fp32', 'naive']
 
-# %% ../../nbs/01_naive.ipynb #abcb9849
+# %% ../../nbs/01_naive.ipynb #f014d4af
 from numba import cuda, float32
 from ..utils import cdiv
 from .core import KernelSpec, register
 
-# %% ../../nbs/01_naive.ipynb #848e1869
+# %% ../../nbs/01_naive.ipynb #c986b205
 def naive(BLOCK, zero=float32(0)):
     "Kernel 1: thread (x, y) of the grid computes C[y, x]; `BLOCK`×`BLOCK` threads per block."
     def kernel(a, b, c):
@@ -27,7 +27,7 @@ def naive(BLOCK, zero=float32(0)):
 def _square_block(cfg): return (cfg.BLOCK, cfg.BLOCK)
 def _cols_by_rows(cfg, m, n, k): return cdiv((n, m), (cfg.BLOCK, cfg.BLOCK))   # x over columns, y over rows
 
-# %% ../../nbs/01_naive.ipynb #4a9219fc
+# %% ../../nbs/01_naive.ipynb #777c3397
 naive_fp64 = register(KernelSpec(
     "naive_fp64", "01_naive", lambda BLOCK: naive(BLOCK, zero=0.), dict(BLOCK=32),
     block=_square_block, grid=_cols_by_rows, accumulator="float64",
