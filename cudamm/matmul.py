@@ -7,7 +7,7 @@ Docs: https://cudamm.github.io/cudamm/matmul.html.md"""
 # %% auto #0
 __all__ = ['MATMUL_KERNELS', 'choose_kernel', 'matmul']
 
-# %% ../nbs/12_matmul.ipynb #6a370127
+# %% ../nbs/12_matmul.ipynb #50d54a9d
 import sys
 
 import numpy as np
@@ -16,7 +16,7 @@ from .utils import simulating, cuda
 from .kernels import REGISTRY, KernelSpec, get_kernel
 from . import autotune as _tuner
 
-# %% ../nbs/12_matmul.ipynb #7c4eb1ce
+# %% ../nbs/12_matmul.ipynb #12d5c1d4
 def _kind(x, name) -> str:
     "'torch', 'cupy', 'numba' or 'numpy'; a clear `TypeError` for anything else."
     top = type(x).__module__.split(".")[0]
@@ -43,7 +43,7 @@ def _ptr_range(x, kind):
         start, size = face["data"][0], x.nbytes
     return start, start + size
 
-# %% ../nbs/12_matmul.ipynb #7a5c7289
+# %% ../nbs/12_matmul.ipynb #625eb593
 _CONVERT = {"torch": "a.float()", "cupy": "a.astype(cupy.float32)", "numba": "copy it to the host and use .astype(np.float32)",
             "numpy": "a.astype(np.float32)"}
 
@@ -79,7 +79,7 @@ def _contiguous(x, kind) -> bool:
     if kind == "numba": return x.is_c_contiguous()
     return bool(x.flags.c_contiguous)
 
-# %% ../nbs/12_matmul.ipynb #122b8f95
+# %% ../nbs/12_matmul.ipynb #95a5c7b1
 MATMUL_KERNELS = ("warptile", "doublebuffer", "vectorize", "blocktile2d", "smem")   # candidates, best first
 
 _choices: dict = {}
@@ -105,7 +105,7 @@ def choose_kernel(m: int, n: int, k: int, kernel=None, config=None) -> tuple[Ker
     _choices[bucket] = choice
     return choice
 
-# %% ../nbs/12_matmul.ipynb #fcee86bf
+# %% ../nbs/12_matmul.ipynb #0cfab6f6
 def _empty_like_result(a, kind, m, n, zeros):
     if kind == "torch":
         import torch; return (torch.zeros if zeros else torch.empty)((m, n), dtype=torch.float32, device=a.device)
@@ -149,6 +149,7 @@ def _torch_fast_path(a, b):
             and a.is_contiguous() and b.is_contiguous() and a.device == b.device): return None
     (m, k), (k2, n) = a.shape, b.shape
     if k != k2 or not (m and n and k): return None
+    if n % 4 or k % 4 or (a.data_ptr() | b.data_ptr()) % 16: return None   # 16-byte loads need aligned rows
     key = (m, n, k, a.device.index)
     run = _fast.get(key)
     if run is None:

@@ -85,7 +85,7 @@ def main(argv=None):
         try:
             pair = spec.build(cfg)
             pair.fast.compile(SIGNATURE)
-            regs = pair.fast.get_regs_per_thread()
+            regs = next(iter(pair.fast.get_regs_per_thread().values()))
         except Exception as e:
             rows.append((name, over, cfg, None, time.time() - t0, {}, f"compile failed: {type(e).__name__}: {e}"[:200]))
             continue

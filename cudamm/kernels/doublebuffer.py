@@ -7,12 +7,12 @@ Docs: https://cudamm.github.io/cudamm/doublebuffer.html.md"""
 # %% auto #0
 __all__ = ['doublebuffer_spec', 'doublebuffer']
 
-# %% ../../nbs/10_doublebuffer.ipynb #d4c59f6c
+# %% ../../nbs/10_doublebuffer.ipynb #b352df36
 from .core import autotune, register
 from .warptile import (AlignedKernelSpec, WARPTILE_CONSTRAINTS, compile_source, kernel_namespace,
                                      source_name, warptile_source, _threads, _warptile_grid)
 
-# %% ../../nbs/10_doublebuffer.ipynb #5f54f136
+# %% ../../nbs/10_doublebuffer.ipynb #9651d9f2
 @autotune("BM, BN, WM, WN, MINB", [(128, 128, 64, 64, 1), (128, 128, 64, 32, 2), (128, 128, 32, 64, 2),
                                    (256, 128, 64, 64, 1)])
 @autotune("WNITER, TM, TN", [(4, 8, 4), (2, 8, 4), (1, 8, 8)])

@@ -7,12 +7,12 @@ Docs: https://cudamm.github.io/cudamm/smem.html.md"""
 # %% auto #0
 __all__ = ['smem_spec', 'smem_dynamic_spec', 'smem', 'smem_dynamic']
 
-# %% ../../nbs/03_smem.ipynb #deab78a9
+# %% ../../nbs/03_smem.ipynb #5118f31f
 from numba import cuda, float32, uint32
 from ..utils import cdiv
 from .core import KernelSpec, autotune, register
 
-# %% ../../nbs/03_smem.ipynb #538c49e7
+# %% ../../nbs/03_smem.ipynb #4ed8a5ef
 @autotune("TILE", [8, 16, 32])
 def smem(TILE):
     "Kernel 3: `TILE`×`TILE` threads compute a `TILE`×`TILE` tile of C from shared-memory tiles of A and B."
@@ -44,7 +44,7 @@ smem_spec = register(KernelSpec(
     static_smem=lambda cfg: 2 * cfg.TILE * cfg.TILE * 4,
     description="shared-memory tiles, TILE known at compile time"))
 
-# %% ../../nbs/03_smem.ipynb #f4d591e4
+# %% ../../nbs/03_smem.ipynb #676cdc13
 def smem_dynamic(TILE):
     "Kernel 3, the lecture's variant: tile width read from `blockDim.x`, tiles in dynamic shared memory."
     def kernel(a, b, c):
