@@ -7,12 +7,12 @@ Docs: https://cudamm.github.io/cudamm/blocktile1d.html.md"""
 # %% auto #0
 __all__ = ['blocktile1d_spec', 'blocktile1d']
 
-# %% ../../nbs/04_blocktile1d.ipynb #ccfa0675
+# %% ../../nbs/04_blocktile1d.ipynb #c067b199
 from numba import cuda, float32, uint32
 from ..utils import cdiv
 from .core import KernelSpec, register, autotune
 
-# %% ../../nbs/04_blocktile1d.ipynb #001dd818
+# %% ../../nbs/04_blocktile1d.ipynb #c62483a6
 @autotune("BM, BN", [(64, 64), (128, 64), (64, 128)])    # 128×128 needs 1024 threads × 72+ registers: too many
 @autotune("BK", [8, 16])
 @autotune("TM", [4, 8, 16])
@@ -72,7 +72,7 @@ def blocktile1d(BM, BN, BK, TM):
             if row < m and col < n: c[row, col] = acc[i]
     return kernel
 
-# %% ../../nbs/04_blocktile1d.ipynb #47427dbd
+# %% ../../nbs/04_blocktile1d.ipynb #afd80866
 def _nthreads_1d(cfg): return cfg.BM * cfg.BN // cfg.TM
 
 blocktile1d_spec = register(KernelSpec(

@@ -7,12 +7,12 @@ Docs: https://cudamm.github.io/cudamm/blocktile2d.html.md"""
 # %% auto #0
 __all__ = ['blocktile2d_signed_spec', 'blocktile2d_spec', 'blocktile2d_signed', 'blocktile2d']
 
-# %% ../../nbs/05_blocktile2d.ipynb #5413423e
+# %% ../../nbs/05_blocktile2d.ipynb #b845047b
 from numba import cuda, float32, uint32
 from ..utils import cdiv
 from .core import KernelSpec, register, autotune
 
-# %% ../../nbs/05_blocktile2d.ipynb #031e9c77
+# %% ../../nbs/05_blocktile2d.ipynb #0c6850ff
 def blocktile2d_signed(BM, BN, BK, TM, TN):
     "Kernel 5 written the natural way: 2D arrays, Python (signed int64) indices. The slow demonstration."
     NT = (BM // TM) * (BN // TN)
@@ -73,7 +73,7 @@ def blocktile2d_signed(BM, BN, BK, TM, TN):
                 if row < m and col < n: c[row, col] = acc[i, j]
     return kernel
 
-# %% ../../nbs/05_blocktile2d.ipynb #7b3ca8a1
+# %% ../../nbs/05_blocktile2d.ipynb #28e74330
 @autotune("BM, BN", [(64, 64), (128, 64), (64, 128), (128, 128)])
 @autotune("BK", [8, 16])
 @autotune("TM, TN", [(4, 4), (8, 4), (4, 8), (8, 8)])
@@ -138,7 +138,7 @@ def blocktile2d(BM, BN, BK, TM, TN):
                 if row < m and col < n: c[row, col] = acc[i * tn + j]
     return kernel
 
-# %% ../../nbs/05_blocktile2d.ipynb #916b07b0
+# %% ../../nbs/05_blocktile2d.ipynb #bf4cc012
 def _nthreads_2d(cfg): return (cfg.BM // cfg.TM) * (cfg.BN // cfg.TN)
 
 _constraints_2d = (
