@@ -7,7 +7,7 @@ Docs: https://cudamm.github.io/cudamm/matmul.html.md"""
 # %% auto #0
 __all__ = ['MATMUL_KERNELS', 'choose_kernel', 'matmul']
 
-# %% ../nbs/12_matmul.ipynb #50d54a9d
+# %% ../nbs/12_matmul.ipynb #12c4dada
 import sys
 
 import numpy as np
@@ -16,7 +16,7 @@ from .utils import simulating, cuda
 from .kernels import REGISTRY, KernelSpec, get_kernel
 from . import autotune as _tuner
 
-# %% ../nbs/12_matmul.ipynb #12d5c1d4
+# %% ../nbs/12_matmul.ipynb #41780a32
 def _kind(x, name) -> str:
     "'torch', 'cupy', 'numba' or 'numpy'; a clear `TypeError` for anything else."
     top = type(x).__module__.split(".")[0]
@@ -43,7 +43,7 @@ def _ptr_range(x, kind):
         start, size = face["data"][0], x.nbytes
     return start, start + size
 
-# %% ../nbs/12_matmul.ipynb #625eb593
+# %% ../nbs/12_matmul.ipynb #f6d4ce05
 _CONVERT = {"torch": "a.float()", "cupy": "a.astype(cupy.float32)", "numba": "copy it to the host and use .astype(np.float32)",
             "numpy": "a.astype(np.float32)"}
 
@@ -79,7 +79,7 @@ def _contiguous(x, kind) -> bool:
     if kind == "numba": return x.is_c_contiguous()
     return bool(x.flags.c_contiguous)
 
-# %% ../nbs/12_matmul.ipynb #95a5c7b1
+# %% ../nbs/12_matmul.ipynb #e1c039e0
 MATMUL_KERNELS = ("warptile", "doublebuffer", "vectorize", "blocktile2d", "smem")   # candidates, best first
 
 _choices: dict = {}
@@ -105,7 +105,7 @@ def choose_kernel(m: int, n: int, k: int, kernel=None, config=None) -> tuple[Ker
     _choices[bucket] = choice
     return choice
 
-# %% ../nbs/12_matmul.ipynb #0cfab6f6
+# %% ../nbs/12_matmul.ipynb #56317836
 def _empty_like_result(a, kind, m, n, zeros):
     if kind == "torch":
         import torch; return (torch.zeros if zeros else torch.empty)((m, n), dtype=torch.float32, device=a.device)
@@ -191,6 +191,22 @@ def matmul(a, b, out=None, *, kernel=None, config=None, stream=None):
         if out is None: return res
         out[...] = res; return out
     c = out if out is not None else _empty_like_result(a, kind, m, n, zeros=False)
+    if kind in ("torch", "cupy") and stream is None:          # pointers and the library's own stream: no numba wrapping
+        a, b = (x.contiguous() if kind == "torch" else __import__("cupy").ascontiguousarray(x) for x in (a, b))
+        ptrs = [x.data_ptr() if kind == "torch" else x.data.ptr for x in (a, b, c)]
+        if not (n % 4 or k % 4 or (ptrs[0] | ptrs[1] | ptrs[2]) % 16):
+            key = (spec.name, cfg, m, n, k)
+            run = _configured.get(key)
+            if run is None: run = _configured[key] = spec.fast_launcher(cfg, m, n, k)
+            run(*ptrs, _stream_handle(a, kind))
+            return c
     spec.launch(_device_view(a, kind), _device_view(b, kind), c if kind == "numba" else cuda.as_cuda_array(c), cfg,
                 _stream_for(a, kind, stream))
     return c
+
+_configured: dict = {}   # (kernel, config, m, n, k) -> pre-configured launch
+
+def _stream_handle(a, kind) -> int:
+    if kind == "torch":
+        import torch; return torch.cuda.current_stream(a.device).cuda_stream
+    import cupy; return cupy.cuda.get_current_stream().ptr
