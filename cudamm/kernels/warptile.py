@@ -6,10 +6,10 @@ Docs: https://cudamm.github.io/cudamm/warptile.html.md"""
 
 # %% auto #0
 __all__ = ['WARPTILE_CONSTRAINTS', 'warptile_spec', 'lds4', 'sts4', 'ldg4x', 'stg4x', 'outer', 'aligned16', 'kernel_namespace',
-           'warp_shape', 'warptile_source', 'compile_source', 'source_name', 'rows_aligned', 'AlignedPair',
-           'AlignedKernelSpec', 'warptile']
+           'warp_shape', 'WarptileSource', 'warptile_source', 'compile_source', 'source_name', 'rows_aligned',
+           'AlignedPair', 'AlignedKernelSpec', 'warptile']
 
-# %% ../../nbs/09_warptile.ipynb #f5c16283
+# %% ../../nbs/09_warptile.ipynb #aa593c1c
 import dataclasses, linecache
 from collections.abc import Callable
 
@@ -22,7 +22,7 @@ from numba.core.extending import intrinsic
 from ..utils import cdiv, simulating
 from .core import KernelSpec, autotune, register
 
-# %% ../../nbs/09_warptile.ipynb #760bcfb1
+# %% ../../nbs/09_warptile.ipynb #472a5f03
 _F32, _V4, _I32, _I64 = ir.FloatType(), ir.VectorType(ir.FloatType(), 4), ir.IntType(32), ir.IntType(64)
 
 def _ptr(context, builder, aryty, ary, idxty, idx, addrspace, width=4, plus=0):
@@ -139,7 +139,7 @@ def aligned16(typingctx, arr):
         return builder.icmp_unsigned("==", low, ir.Constant(_I64, 0))
     return sig, codegen
 
-# %% ../../nbs/09_warptile.ipynb #a532c4ad
+# %% ../../nbs/09_warptile.ipynb #a2e60c75
 def _flat(x): return np.asarray(getattr(x, "_ary", x)).reshape(-1)
 def _sim_u32(x): return int(x) & 0xFFFFFFFF
 def _sim_u64(x): return int(x) & 0xFFFFFFFFFFFFFFFF
@@ -180,7 +180,7 @@ def kernel_namespace() -> dict:
                   aligned16=aligned16)
     return ns
 
-# %% ../../nbs/09_warptile.ipynb #aee78786
+# %% ../../nbs/09_warptile.ipynb #1eef1dc3
 class _Src:
     "Lines of Python source at an indentation level; `with src.block('if x:'):` indents what it writes."
     def __init__(self): self.lines, self.ind = [], 0
@@ -198,107 +198,145 @@ def warp_shape(BM, BN, WM, WN, WNITER, TM, TN, **_) -> dict:
     return dict(threads=threads, WMITER=wmiter, WSUBM=WM // max(wmiter, 1), WSUBN=WN // WNITER,
                 lanes_n=WN // WNITER // TN, RM=wmiter * TM, RN=WNITER * TN)
 
-def warptile_source(BM, BN, BK, WM, WN, WNITER, TM, TN, STAGES=1, VEC=True, **_) -> str:
-    "The Python source of the warptiled kernel `kernel(a, b, c)` for one configuration."
-    d = warp_shape(BM, BN, WM, WN, WNITER, TM, TN)
-    NT, WMITER, WSUBM, WSUBN, RM, RN = d["threads"], d["WMITER"], d["WSUBM"], d["WSUBN"], d["RM"], d["RN"]
-    LA, LB = BM * BK // 4 // NT, BN * BK // 4 // NT   # 16-byte chunks per thread per tile, of A and of B
-    RSA, RSB = NT // (BK // 4), NT // (BN // 4)       # rows between a thread's chunks
-    SA, SB = BK * BM, BK * BN                         # floats per stage of each shared tile
-    s = _Src()
-    s("def kernel(a, b, c):")
-    s.ind += 1
-    s(f"sA = cuda.shared.array({STAGES * SA}, float32, alignment=16)  # A transposed: BK×BM per stage",
-      f"sB = cuda.shared.array({STAGES * SB}, float32, alignment=16)  # B: BK×BN per stage",
-      "M = u32(c.shape[0])", "N = u32(c.shape[1])", "K = u32(a.shape[1])",
-      f"vec = {VEC}  # every row of a, b, c starts on a 16-byte boundary: 16-byte global loads and stores",
-      "tid = u32(cuda.threadIdx.x)",
-      f"bm0 = u32(u32(cuda.blockIdx.y) * u32({BM}))", f"bn0 = u32(u32(cuda.blockIdx.x) * u32({BN}))",
-      "warp = u32(tid >> u32(5))", "lane = u32(tid & u32(31))",
-      "# the thread's first row and column in the block tile; its sub-tiles are WSUBM rows / WSUBN columns apart",
-      f"tr = u32((warp // u32({BN // WN})) * u32({WM}) + (lane // u32({d['lanes_n']})) * u32({TM}))",
-      f"tc = u32((warp % u32({BN // WN})) * u32({WN}) + (lane % u32({d['lanes_n']})) * u32({TN}))",
-      "# its 16-byte chunks of each tile: A rows ra + i*RSA, columns ca..ca+3; B rows rb + i*RSB, columns cb..cb+3",
-      f"ra = u32(tid // u32({BK // 4}))", f"ca = u32((tid % u32({BK // 4})) * u32(4))",
-      f"rb = u32(tid // u32({BN // 4}))", f"cb = u32((tid % u32({BN // 4})) * u32(4))",
-      f"wa = u32(ca * u32({BM}) + ra)", f"wb = u32(rb * u32({BN}) + cb)",
-      f"acc = cuda.local.array({RM * RN}, float32)  # RM×RN results; constant indices keep them in registers")
-    for i in range(RM * RN): s(f"acc[{i}] = float32(0)")
+class WarptileSource:
+    """Writes the warptiled kernel's Python source for one configuration, one method per part, so that later
+    chapters can extend it by overriding a part: the shared arrays, the block's place in C, the main loop."""
+    def __init__(self, BM, BN, BK, WM, WN, WNITER, TM, TN, STAGES=1, VEC=True, **_):
+        self.BM, self.BN, self.BK, self.WM, self.WN, self.WNITER, self.TM, self.TN = BM, BN, BK, WM, WN, WNITER, TM, TN
+        self.STAGES, self.VEC = STAGES, VEC
+        d = self.d = warp_shape(BM, BN, WM, WN, WNITER, TM, TN)
+        self.NT, self.WMITER, self.WSUBM, self.WSUBN, self.RM, self.RN = (
+            d["threads"], d["WMITER"], d["WSUBM"], d["WSUBN"], d["RM"], d["RN"])
+        self.LA, self.LB = BM * BK // 4 // self.NT, BN * BK // 4 // self.NT  # 16-byte chunks per thread per tile, of A and of B
+        self.RSA, self.RSB = self.NT // (BK // 4), self.NT // (BN // 4)     # rows between a thread's chunks
+        self.SA, self.SB = BK * BM, BK * BN                                 # floats per stage of each shared tile
+        self.s = _Src()
 
-    def store_tile(so_a, so_b):
-        for q in range(LA):
-            for j in range(4): s(f"sA[{so_a}wa + u32({j * BM + q * RSA})] = xa{q}[{j}]")
-        for q in range(LB): s(f"sts4(sB, {so_b}wb + u32({q * RSB * BN}), xb{q}[0], xb{q}[1], xb{q}[2], xb{q}[3])")
+    def text(self) -> str:
+        "The kernel's source."
+        s, BM, BN, BK, TM, TN, d = self.s, self.BM, self.BN, self.BK, self.TM, self.TN, self.d
+        s("def kernel(a, b, c):")
+        s.ind += 1
+        self.shared_arrays()
+        s("M = u32(c.shape[0])", "N = u32(c.shape[1])", "K = u32(a.shape[1])",
+          f"vec = {self.VEC}  # every row of a, b, c starts on a 16-byte boundary: 16-byte global loads and stores",
+          "tid = u32(cuda.threadIdx.x)")
+        self.block_origin()
+        s("warp = u32(tid >> u32(5))", "lane = u32(tid & u32(31))",
+          "# the thread's first row and column in the block tile; its sub-tiles are WSUBM rows / WSUBN columns apart",
+          f"tr = u32((warp // u32({BN // self.WN})) * u32({self.WM}) + (lane // u32({d['lanes_n']})) * u32({TM}))",
+          f"tc = u32((warp % u32({BN // self.WN})) * u32({self.WN}) + (lane % u32({d['lanes_n']})) * u32({TN}))",
+          "# its 16-byte chunks of each tile: A rows ra + i*RSA, columns ca..ca+3; B rows rb + i*RSB, columns cb..cb+3",
+          f"ra = u32(tid // u32({BK // 4}))", f"ca = u32((tid % u32({BK // 4})) * u32(4))",
+          f"rb = u32(tid // u32({BN // 4}))", f"cb = u32((tid % u32({BN // 4})) * u32(4))",
+          f"wa = u32(ca * u32({BM}) + ra)", f"wb = u32(rb * u32({BN}) + cb)",
+          f"acc = cuda.local.array({self.RM * self.RN}, float32)  # RM×RN results; constant indices keep them in registers")
+        for i in range(self.RM * self.RN): s(f"acc[{i}] = float32(0)")
+        s(f"ntiles = u32((K + u32({BK - 1})) // u32({BK}))")
+        with s.block("if ntiles > u32(0):"):
+            self.main_loop()
+        self.epilogue()
+        return s.text()
 
-    def fragments(k):
+    def shared_arrays(self):
+        self.s(f"sA = cuda.shared.array({self.STAGES * self.SA}, float32, alignment=16)  # A transposed: BK×BM per stage",
+               f"sB = cuda.shared.array({self.STAGES * self.SB}, float32, alignment=16)  # B: BK×BN per stage")
+
+    def block_origin(self):
+        "`bm0`, `bn0`: the first row and column of the block's tile of C."
+        self.s(f"bm0 = u32(u32(cuda.blockIdx.y) * u32({self.BM}))", f"bn0 = u32(u32(cuda.blockIdx.x) * u32({self.BN}))")
+
+    def store_tile(self, so_a, so_b):
+        "Store the chunks in registers `xa*`, `xb*` into shared memory (at stage offsets `so_a`, `so_b`)."
+        s = self.s
+        for q in range(self.LA):
+            for j in range(4): s(f"sA[{so_a}wa + u32({j * self.BM + q * self.RSA})] = xa{q}[{j}]")
+        for q in range(self.LB): s(f"sts4(sB, {so_b}wb + u32({q * self.RSB * self.BN}), xb{q}[0], xb{q}[1], xb{q}[2], xb{q}[3])")
+
+    def fragments(self, k):
+        "Load step `k`'s fragments of A and B from shared memory into `fa{k}_*`, `fb{k}_*`."
+        s, BM, BN, TM, TN = self.s, self.BM, self.BN, self.TM, self.TN
         kA, kB = (f"u32({k * BM}) + ", f"u32({k * BN}) + ") if k else ("", "")
-        for wm in range(WMITER):
-            for i4 in range(TM // 4): s(f"fa{k}_{wm * TM // 4 + i4} = lds4(sA, rA + {kA}u32({wm * WSUBM + i4 * 4}))")
-        for wn in range(WNITER):
-            for j4 in range(TN // 4): s(f"fb{k}_{wn * TN // 4 + j4} = lds4(sB, rB + {kB}u32({wn * WSUBN + j4 * 4}))")
+        for wm in range(self.WMITER):
+            for i4 in range(TM // 4): s(f"fa{k}_{wm * TM // 4 + i4} = lds4(sA, rA + {kA}u32({wm * self.WSUBM + i4 * 4}))")
+        for wn in range(self.WNITER):
+            for j4 in range(TN // 4): s(f"fb{k}_{wn * TN // 4 + j4} = lds4(sB, rB + {kB}u32({wn * self.WSUBN + j4 * 4}))")
 
-    s(f"ntiles = u32((K + u32({BK - 1})) // u32({BK}))")
-    with s.block("if ntiles > u32(0):"):
+    def compute_tile(self):
+        "The k-tile written out (from the stage at offsets `soA`, `soB` when there are several)."
+        s = self.s
+        if self.STAGES > 1: s("rA = u32(soA + tr)", "rB = u32(soB + tc)")
+        else: s("rA = tr", "rB = tc")
+        s("# the k-tile written out; step k+1's fragments are loaded before step k's multiply-adds")
+        self.fragments(0)
+        for k in range(self.BK):
+            if k + 1 < self.BK: self.fragments(k + 1)
+            fa = ", ".join(f"fa{k}_{i}" for i in range(self.RM // 4))
+            fb = ", ".join(f"fb{k}_{j}" for j in range(self.RN // 4))
+            s(f"outer(acc, ({fa},), ({fb},))")
+
+    def first_tile(self):
+        "The chunks' offsets `ga*`, `gb*`, and the first tile (the only one with bounds checks) loaded into `xa*`, `xb*`."
+        s, BK = self.s, self.BK
         s(f"sh = u32(ntiles * u32({BK}) - K)  # the first tile holds the K % BK remainder, after sh zero columns",
           "# offsets of the thread's chunks; rows past M re-read row M-1 and columns past N column N-1:",
           "# they only feed results that are never stored")
-        for q in range(LA): s(f"ga{q} = u64(min(bm0 + ra + u32({q * RSA}), M - u32(1))) * u64(K) + u64(ca)")
+        for q in range(self.LA): s(f"ga{q} = u64(min(bm0 + ra + u32({q * self.RSA}), M - u32(1))) * u64(K) + u64(ca)")
         s("bcol = min(bn0 + cb, N - u32(1) - u32(3) * u32(vec))",
           "nb = min(N - bcol, u32(4))  # columns of B's chunk inside B",
           "lo = u32(max(sh, ca) - ca)  # first column of A's chunk inside the first tile")
-        for q in range(LB): s(f"gb{q} = u64(rb + u32({q * RSB})) * u64(N) + u64(bcol)")
+        for q in range(self.LB): s(f"gb{q} = u64(rb + u32({q * self.RSB})) * u64(N) + u64(bcol)")
         s("# the first tile, the only one with bounds checks")
-        for q in range(LA): s(f"xa{q} = ldg4x(True, vec, a, ga{q} - u64(sh), lo, u32(4))")
-        for q in range(LB): s(f"xb{q} = ldg4x(rb + u32({q * RSB}) >= sh, vec, b, gb{q} - u64(sh) * u64(N), u32(0), nb)")
-        store_tile("", "")
+        for q in range(self.LA): s(f"xa{q} = ldg4x(True, vec, a, ga{q} - u64(sh), lo, u32(4))")
+        for q in range(self.LB): s(f"xb{q} = ldg4x(rb + u32({q * self.RSB}) >= sh, vec, b, gb{q} - u64(sh) * u64(N), u32(0), nb)")
+
+    def main_loop(self):
+        "Every tile: the first one peeled, then the loop over all but the last, then the last (runs when ntiles > 0)."
+        s, BK, STAGES = self.s, self.BK, self.STAGES
+        self.first_tile()
+        self.store_tile("", "")
         s("cuda.syncthreads()", f"kb = u64(u32({BK}) - sh)  # first column of A / row of B of the next tile")
-        for q in range(LA): s(f"pa{q} = ga{q} + kb")
-        for q in range(LB): s(f"pb{q} = gb{q} + kb * u64(N)")
+        for q in range(self.LA): s(f"pa{q} = ga{q} + kb")
+        for q in range(self.LB): s(f"pb{q} = gb{q} + kb * u64(N)")
         if STAGES == 2: s("soA = u32(0)", "soB = u32(0)  # offsets of the stage being computed")
-
-        def compute_tile():
-            if STAGES == 2: s("rA = u32(soA + tr)", "rB = u32(soB + tc)")
-            else: s("rA = tr", "rB = tc")
-            s("# the k-tile written out; step k+1's fragments are loaded before step k's multiply-adds")
-            fragments(0)
-            for k in range(BK):
-                if k + 1 < BK: fragments(k + 1)
-                fa = ", ".join(f"fa{k}_{i}" for i in range(RM // 4))
-                fb = ", ".join(f"fb{k}_{j}" for j in range(RN // 4))
-                s(f"outer(acc, ({fa},), ({fb},))")
-
         with s.block("for t in range(ntiles - u32(1)):  # every tile but the last: each has a next one"):
             s("# the next tile's global loads, issued now: they land while this tile computes")
-            for q in range(LA): s(f"xa{q} = ldg4x(True, vec, a, pa{q}, u32(0), u32(4))")
-            for q in range(LB): s(f"xb{q} = ldg4x(True, vec, b, pb{q}, u32(0), {'u32(4)' if VEC else 'nb'})")
-            compute_tile()
+            for q in range(self.LA): s(f"xa{q} = ldg4x(True, vec, a, pa{q}, u32(0), u32(4))")
+            for q in range(self.LB): s(f"xb{q} = ldg4x(True, vec, b, pb{q}, u32(0), {'u32(4)' if self.VEC else 'nb'})")
+            self.compute_tile()
             if STAGES == 1:
                 s("cuda.syncthreads()  # everyone is done reading the tile")
-                store_tile("", "")
+                self.store_tile("", "")
                 s("cuda.syncthreads()  # the next tile is complete")
             else:
-                s(f"soA = u32(u32({SA}) - soA)", f"soB = u32(u32({SB}) - soB)")
-                store_tile("soA + ", "soB + ")
+                s(f"soA = u32(u32({self.SA}) - soA)", f"soB = u32(u32({self.SB}) - soB)")
+                self.store_tile("soA + ", "soB + ")
                 s("cuda.syncthreads()  # the one barrier per tile: the next stage is complete, this one free")
-            for q in range(LA): s(f"pa{q} += u64({BK})")
-            for q in range(LB): s(f"pb{q} += u64({BK}) * u64(N)")
+            for q in range(self.LA): s(f"pa{q} += u64({BK})")
+            for q in range(self.LB): s(f"pb{q} += u64({BK}) * u64(N)")
         s("# the last tile: nothing left to fetch")
-        compute_tile()
+        self.compute_tile()
 
-    s("# write the RM×RN results, guarded at the edges")
-    for q in range(RN // 4):
-        wn, j4 = divmod(q, TN // 4)
-        s(f"cc{q} = u32(bn0 + tc + u32({wn * WSUBN + j4 * 4}))", f"nc{q} = min(N - cc{q}, u32(4))")
-    for wm in range(WMITER):
-        for i in range(TM):
-            r = wm * TM + i
-            s(f"row = u32(bm0 + tr + u32({wm * WSUBM + i}))", "ro = u64(row) * u64(N)", "rok = row < M")
-            for q in range(RN // 4):
-                xs = ", ".join(f"acc[{r * RN + 4 * q + e}]" for e in range(4))
-                s(f"stg4x(rok & (cc{q} < N), vec, c, ro + u64(cc{q}), nc{q}, {xs})")
-    return s.text()
+    def epilogue(self):
+        "Write the RM×RN results, guarded at the edges."
+        s = self.s
+        s("# write the RM×RN results, guarded at the edges")
+        for q in range(self.RN // 4):
+            wn, j4 = divmod(q, self.TN // 4)
+            s(f"cc{q} = u32(bn0 + tc + u32({wn * self.WSUBN + j4 * 4}))", f"nc{q} = min(N - cc{q}, u32(4))")
+        for wm in range(self.WMITER):
+            for i in range(self.TM):
+                r = wm * self.TM + i
+                s(f"row = u32(bm0 + tr + u32({wm * self.WSUBM + i}))", "ro = u64(row) * u64(N)", "rok = row < M")
+                for q in range(self.RN // 4):
+                    xs = ", ".join(f"acc[{r * self.RN + 4 * q + e}]" for e in range(4))
+                    s(f"stg4x(rok & (cc{q} < N), vec, c, ro + u64(cc{q}), nc{q}, {xs})")
 
-# %% ../../nbs/09_warptile.ipynb #eac6ca91
+def warptile_source(BM, BN, BK, WM, WN, WNITER, TM, TN, STAGES=1, VEC=True, **_) -> str:
+    "The Python source of the warptiled kernel `kernel(a, b, c)` for one configuration."
+    return WarptileSource(BM, BN, BK, WM, WN, WNITER, TM, TN, STAGES=STAGES, VEC=VEC).text()
+
+# %% ../../nbs/09_warptile.ipynb #5478e0bf
 def compile_source(src: str, filename: str, namespace: dict, name: str = "kernel") -> Callable:
     "Execute generated source `src` under `filename` (registered in `linecache`) and return its function `name`."
     linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
@@ -310,7 +348,7 @@ def source_name(kind: str, **cfg) -> str:
     "A file name for generated source, unique per kernel kind and configuration."
     return f"<cudamm-{kind}-" + "-".join(f"{k}{v}" for k, v in cfg.items()) + ">"
 
-# %% ../../nbs/09_warptile.ipynb #aa4abdcc
+# %% ../../nbs/09_warptile.ipynb #8d6df9e0
 def _address(x) -> int:
     cai = getattr(x, "__cuda_array_interface__", None)
     return cai["data"][0] if cai else _flat(x).ctypes.data
@@ -346,7 +384,7 @@ class AlignedKernelSpec(KernelSpec):
             self._built[cfg] = AlignedPair(jit(self.factory(**cfg)), lambda: jit(self.general(**cfg)))
         return self._built[cfg]
 
-# %% ../../nbs/09_warptile.ipynb #366766d6
+# %% ../../nbs/09_warptile.ipynb #c10a5737
 def _threads(cfg): return warp_shape(**cfg)["threads"]
 
 def _register_need(cfg):
@@ -379,7 +417,7 @@ WARPTILE_CONSTRAINTS = (
 
 def _warptile_grid(cfg, m, n, k): return (cdiv(n, cfg.BN), cdiv(m, cfg.BM))
 
-# %% ../../nbs/09_warptile.ipynb #4054dd7a
+# %% ../../nbs/09_warptile.ipynb #94c19deb
 @autotune("BM, BN, WM, WN, MINB", [(128, 128, 64, 64, 1), (128, 128, 64, 32, 2), (128, 128, 32, 64, 2),
                                    (256, 128, 64, 64, 1)])
 @autotune("WNITER, TM, TN", [(4, 8, 4), (2, 8, 4), (1, 8, 8)])
