@@ -8,7 +8,7 @@ Docs: https://cudamm.github.io/cudamm/inspect.html.md"""
 __all__ = ['SASS_GROUPS', 'SM_LIMITS', 'SIGNATURE', 'ptx_counts', 'ptxas_info', 'sass_histogram', 'occupancy', 'Report',
            'resolve', 'inspect_many', 'inspect', 'lint', 'reports_table', 'main']
 
-# %% ../nbs/11_inspect.ipynb #7bec7cd7
+# %% ../nbs/11_inspect.ipynb #9b87158c
 import dataclasses, json, os, re, shutil, subprocess, sys, tempfile
 from collections import Counter
 from pathlib import Path
@@ -16,7 +16,7 @@ from pathlib import Path
 from .utils import simulating
 from .kernels import REGISTRY, get_kernel
 
-# %% ../nbs/11_inspect.ipynb #027ac392
+# %% ../nbs/11_inspect.ipynb #f88200ff
 def _instructions(ptx: str) -> list[str]:
     "The instruction lines of a PTX text (no directives, declarations, labels or comments)."
     out = []
@@ -37,7 +37,7 @@ def ptx_counts(ptx: str) -> dict:
                 ld_global_v4=has(r"^ld\.global(\.\w+)*\.v4\.f32"), ld_shared_v4=has(r"^ld\.shared(\.\w+)*\.v4\.f32"),
                 st_shared_v4=has(r"^st\.shared(\.\w+)*\.v4\.f32"), int64_ops=sum(1 for s in ins if _INT64.search(s)))
 
-# %% ../nbs/11_inspect.ipynb #bd682a6e
+# %% ../nbs/11_inspect.ipynb #6568416f
 def _nvidia_tool(name: str) -> str | None:
     "Path of a CUDA tool: the pip wheels first (what numba uses), then PATH and CUDA_HOME."
     try:
@@ -64,7 +64,7 @@ def ptxas_info(ptx: str, cc=(9, 0), cubin_path: str | None = None) -> dict:
                 spill_loads=num(r"(\d+) bytes spill loads"), stack=num(r"(\d+) bytes stack frame"),
                 smem=num(r"(\d+) bytes smem"))
 
-# %% ../nbs/11_inspect.ipynb #76ab930e
+# %% ../nbs/11_inspect.ipynb #d16005a4
 SASS_GROUPS = {"FFMA": r"^FFMA\b", "LDS.128": r"^LDS\.128\b", "LDG.128": r"^LDG\.E\.128\b|^LDG\.E\.(\w+\.)*128\b",
                "LDS": r"^LDS\b", "LDG": r"^LDG\b", "LDGSTS": r"^LDGSTS\b", "STS": r"^STS\b", "STG": r"^STG\b",
                "int": r"^(IMAD|IADD3|IADD|LEA|SHF|LOP3|ISETP|IMNMX|SEL|IABS|I2F|F2I)\b", "f64": r"^D(FMA|ADD|MUL)\b|^F2F\.F64"}
@@ -94,7 +94,7 @@ def sass_histogram(cubin_path: str) -> dict | None:
     hist["loop_ffma_share"] = round(best[0] / best[1], 3) if best[1] else 0.0
     return hist
 
-# %% ../nbs/11_inspect.ipynb #9d28ed60
+# %% ../nbs/11_inspect.ipynb #333d7ed6
 SM_LIMITS = {  # compute capability: registers, shared memory bytes, threads, blocks per SM
     (7, 5): (65536, 65536, 1024, 16), (8, 0): (65536, 167936, 2048, 32), (8, 6): (65536, 102400, 1536, 16),
     (8, 9): (65536, 102400, 1536, 24), (9, 0): (65536, 233472, 2048, 32)}
@@ -111,7 +111,7 @@ def occupancy(registers: int, smem: int, threads: int, cc=(9, 0)) -> dict:
     limiter = min((by_regs, "registers"), (by_smem, "shared memory"), (by_threads, "threads"), (blocks_sm, "blocks"))[1]
     return dict(blocks_per_sm=blocks, warps_per_sm=blocks * warps, occupancy_limiter=limiter)
 
-# %% ../nbs/11_inspect.ipynb #4dba58c4
+# %% ../nbs/11_inspect.ipynb #d32e4ca5
 SIGNATURE = "void(float32[:, ::1], float32[:, ::1], float32[:, ::1])"
 _PTX_OPTIONS = ("fastmath", "lineinfo", "launch_bounds", "opt", "debug")
 
@@ -139,7 +139,7 @@ class Report:
         return f"**{self.kernel}** `{self.config}`\n\n| | |\n|---|---|\n" + "\n".join(f"| {k} | {v} |" for k, v in self._rows())
     def to_json(self) -> dict: return dataclasses.asdict(self)
 
-# %% ../nbs/11_inspect.ipynb #4282e395
+# %% ../nbs/11_inspect.ipynb #c8dd0340
 def resolve(kernel):
     "A kernel description from a registered name, a `\"module:attribute\"` reference, or a `KernelSpec` itself."
     if not isinstance(kernel, str): return kernel
@@ -188,7 +188,7 @@ def inspect(kernel, config=None, cc=(9, 0)) -> Report:
     "The machine-code report of one kernel configuration (PTX text in `.ptx`): a registered name or `\"module:attribute\"`."
     return inspect_many([(kernel, config)], cc, keep_ptx=True)[0]
 
-# %% ../nbs/11_inspect.ipynb #e32e499f
+# %% ../nbs/11_inspect.ipynb #79aa1e0e
 def lint(report: Report) -> list[str]:
     "The problems in a report, one line each; empty when the machine code is clean."
     problems = []
@@ -215,7 +215,7 @@ def reports_table(reports, rows=Report.ROWS):
     body = "\n".join(f"| {k} | " + " | ".join(str(getattr(r, k)) for r in reports) + " |" for k in rows)
     return Markdown(head + "\n" + body)
 
-# %% ../nbs/11_inspect.ipynb #9216b363
+# %% ../nbs/11_inspect.ipynb #104ce6d4
 def main(argv=None):
     "Command line: `cudamm-inspect [kernel ...] [--json] [--cc 9.0]`."
     import argparse
@@ -239,5 +239,5 @@ def main(argv=None):
         print()
     return 1 if bad else 0
 
-# %% ../nbs/11_inspect.ipynb #6ae43868
+# %% ../nbs/11_inspect.ipynb #918607ee
 if __name__ == "__main__": sys.exit(main())
