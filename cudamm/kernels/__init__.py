@@ -2,4 +2,4 @@
 from .core import REGISTRY, Config, KernelSpec, get_kernel, register
 
 # Each chapter's module registers its kernels when imported, in course order.
-from . import naive, coalesced, smem
+from . import naive, coalesced, smem, vectorize, bankconflicts
