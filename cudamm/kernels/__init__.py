@@ -2,4 +2,5 @@
 from .core import REGISTRY, Config, KernelSpec, get_kernel, register
 
 # Each chapter's module registers its kernels when imported, in course order.
-from . import naive, coalesced, smem, blocktile1d, blocktile2d, warptile, doublebuffer, pipelined
+from . import (naive, coalesced, smem, blocktile1d, blocktile2d, vectorize, bankconflicts, warptile, doublebuffer,
+               pipelined)
