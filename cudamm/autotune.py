@@ -8,7 +8,7 @@ Docs: https://cudamm.github.io/cudamm/autotune.html.md"""
 __all__ = ['CACHE_FORMAT', 'search_space', 'event_timer', 'Trial', 'TuneResult', 'tune', 'cache_path', 'environment',
            'size_bucket', 'cache_key', 'best_config', 'cached_entry', 'clear_cache', 'autotune']
 
-# %% ../nbs/08_autotune.ipynb #64a307ab
+# %% ../nbs/08_autotune.ipynb #d5bbe05b
 import contextlib, dataclasses, datetime, functools, hashlib, inspect, itertools, json, math, os, re, tempfile, threading, time, warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -22,7 +22,7 @@ from .kernels.core import autotune
 
 _all_ = ["autotune"]   # re-exported: `from cudamm.autotune import autotune` declares a space
 
-# %% ../nbs/08_autotune.ipynb #a5b9d287
+# %% ../nbs/08_autotune.ipynb #0f30302f
 def _spec(kernel) -> KernelSpec:
     return kernel if isinstance(kernel, KernelSpec) else get_kernel(kernel)
 
@@ -42,7 +42,7 @@ def search_space(kernel, space=None) -> tuple[list[Config], list[tuple[Config, s
         if cfg not in seen: seen.add(cfg); valid.append(cfg)
     return valid, pruned
 
-# %% ../nbs/08_autotune.ipynb #c4f1f0f2
+# %% ../nbs/08_autotune.ipynb #37a59920
 def event_timer(warmup: int = 3, reps: int = 20, flush: bool = True) -> Callable:
     "The default timer: median milliseconds of `reps` CUDA-event-timed launches after `warmup`, L2 flushed."
     def timer(launch, config): return float(np.median(cuda_event_times(launch, warmup=warmup, reps=reps, flush=flush)))
@@ -68,7 +68,7 @@ def _short(e: Exception) -> str:
     msg = str(e).strip().splitlines()
     return f"{type(e).__name__}: {msg[0][:100] if msg else ''}"
 
-# %% ../nbs/08_autotune.ipynb #74d4e519
+# %% ../nbs/08_autotune.ipynb #3095a34d
 @dataclasses.dataclass
 class TuneResult:
     "What `tune` found: the best configuration and every candidate's `Trial`."
@@ -95,7 +95,7 @@ class TuneResult:
         return "\n".join(lines)
     __str__ = __repr__ = table
 
-# %% ../nbs/08_autotune.ipynb #ed64d09f
+# %% ../nbs/08_autotune.ipynb #d6e3c504
 def tune(kernel, m: int, n: int, k: int, space=None, *, timer: Callable | None = None, tol: float = 1e-5,
          progress: bool = True, store: bool = True, seed: int = 0) -> TuneResult:
     "Search `kernel`'s configurations (its declared space, or `space`) at m×n×k; the fastest correct one wins."
@@ -137,7 +137,7 @@ def tune(kernel, m: int, n: int, k: int, space=None, *, timer: Callable | None =
     if store: _remember(spec, res)
     return res
 
-# %% ../nbs/08_autotune.ipynb #09a66684
+# %% ../nbs/08_autotune.ipynb #154f1eb6
 CACHE_FORMAT = 1
 
 def cache_path() -> Path:
@@ -174,7 +174,7 @@ def cache_key(kernel, m: int, n: int, k: int, env: dict | None = None) -> str:
     return " | ".join([env["gpu"], f"cc {env['cc']}", f"numba-cuda {env['numba_cuda']}", f"cudamm {env['cudamm']}",
                        f"{spec.name}@{_fingerprint(spec.factory)}", size_bucket(m, n, k)])
 
-# %% ../nbs/08_autotune.ipynb #d7734bb0
+# %% ../nbs/08_autotune.ipynb #c0c509ab
 _memo: dict = {}                 # (cache file, key) -> Config: what this process already knows
 _thread_lock = threading.Lock()  # flock excludes other processes; this excludes this process's threads
 
@@ -246,7 +246,7 @@ def _lookup(spec, path: Path, key: str) -> Config | None:
     except (ValueError, TypeError) as e:
         warnings.warn(f"the cached configuration for {spec.name} is no longer valid ({e}): searching again"); return None
 
-# %% ../nbs/08_autotune.ipynb #ae87c228
+# %% ../nbs/08_autotune.ipynb #06192e33
 _said_simulator = False
 
 def best_config(kernel, m: int, n: int, k: int, retune: bool = False, *, space=None, timer: Callable | None = None,

@@ -8,7 +8,7 @@ Docs: https://cudamm.github.io/cudamm/bankconflicts.html.md"""
 __all__ = ['linear_spec', 'padded_spec', 'spread_spec', 'wavefronts', 'shared_traffic', 'traffic_table', 'bankconflicts_linear',
            'bankconflicts_padded', 'bankconflicts_spread']
 
-# %% ../../nbs/07_bankconflicts.ipynb #60acf6f5
+# %% ../../nbs/07_bankconflicts.ipynb #bdbcabdc
 from collections import defaultdict
 
 import numpy as np
@@ -16,7 +16,7 @@ from .core import KernelSpec, register, autotune
 from .vectorize import (Tiling, tiled_kernel, fragment_columns, TILE_CONSTRAINTS, tile_threads,
                                       tile_grid, tile_jit_options)
 
-# %% ../../nbs/07_bankconflicts.ipynb #9a4c7897
+# %% ../../nbs/07_bankconflicts.ipynb #3b59d53e
 def wavefronts(addresses, width: int = 4) -> int:
     "Wavefronts one warp's shared access takes: `addresses` are the 32 threads' byte addresses (None: inactive), `width` 4, 8 or 16 bytes each."
     per_phase, total = 128 // width, 0
@@ -28,7 +28,7 @@ def wavefronts(addresses, width: int = 4) -> int:
         total += max((len(words) for words in banks.values()), default=0)
     return total
 
-# %% ../../nbs/07_bankconflicts.ipynb #b44eea21
+# %% ../../nbs/07_bankconflicts.ipynb #f4c47442
 def shared_traffic(t: Tiling, warp: int = 0) -> dict:
     "{access: (instructions, wavefronts)} of one warp for one k-tile of chapter 06's kernel with tiling `t`."
     NT, NTC, BK4, BN4 = t.threads, t.BN // t.TN, t.BK // 4, t.BN // 4
@@ -64,7 +64,7 @@ def traffic_table(tilings: dict) -> str:
         lines.append(f"{name:<14}" + "".join(f"{r[k][0]:>11} / {r[k][1]:<6}" for k in kinds) + f"{tot[0]:>6} / {tot[1]:<6}")
     return "\n".join(lines)
 
-# %% ../../nbs/07_bankconflicts.ipynb #bb868bb6
+# %% ../../nbs/07_bankconflicts.ipynb #63496c09
 _TILE_SPACE = [("BM, BN", [(128, 128), (128, 64), (64, 128), (64, 64)]), ("BK, UNROLL", [(16, 16), (8, 8), (16, 1)]),
                ("TM, TN", [(8, 8), (8, 4), (4, 8)])]
 
@@ -82,7 +82,7 @@ def _spec(name, factory, description, defaults=_DEFAULTS, constraints=(), smem=N
         static_smem=smem or (lambda cfg: 4 * cfg.BK * (cfg.BM + cfg.BN)), jit_options=tile_jit_options,
         vector_loads=True, description=description))
 
-# %% ../../nbs/07_bankconflicts.ipynb #4410d7ff
+# %% ../../nbs/07_bankconflicts.ipynb #8a7c6754
 @_tunable
 def bankconflicts_linear(BM, BN, BK, TM, TN, UNROLL):
     "Kernel 7: B's tile linearized so fragment reads are conflict-free 4-byte loads."
@@ -91,7 +91,7 @@ def bankconflicts_linear(BM, BN, BK, TM, TN, UNROLL):
 linear_spec = _spec("bankconflicts_linear", bankconflicts_linear,
                     "kernel 6 with B's shared tile linearized (Boehm's kernel 7): conflict-free 4-byte B reads")
 
-# %% ../../nbs/07_bankconflicts.ipynb #4f2e23e1
+# %% ../../nbs/07_bankconflicts.ipynb #d858062f
 @autotune("PAD", [4, 8])
 @_tunable
 def bankconflicts_padded(BM, BN, BK, TM, TN, UNROLL, PAD):
@@ -104,7 +104,7 @@ padded_spec = _spec("bankconflicts_padded", bankconflicts_padded,
                       lambda c: c.PAD % 4 == 0)],
                     smem=lambda cfg: 4 * cfg.BK * (cfg.BM + cfg.BN + 2 * cfg.PAD))
 
-# %% ../../nbs/07_bankconflicts.ipynb #11dff8bd
+# %% ../../nbs/07_bankconflicts.ipynb #8045fef5
 @_tunable
 def bankconflicts_spread(BM, BN, BK, TM, TN, UNROLL):
     "Kernel 6 with each thread's TN columns spread in float4s BN·4/TN apart: conflict-free 16-byte B reads."

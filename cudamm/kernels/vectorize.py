@@ -8,7 +8,7 @@ Docs: https://cudamm.github.io/cudamm/vectorize.html.md"""
 __all__ = ['U', 'TILE_CONSTRAINTS', 'vectorize_spec', 'Tiling', 'tile_loader', 'fragment_columns', 'product_source',
            'tile_product', 'block_body', 'tiled_kernel', 'tile_threads', 'tile_grid', 'tile_jit_options', 'vectorize']
 
-# %% ../../nbs/06_vectorize.ipynb #3e7bfb6a
+# %% ../../nbs/06_vectorize.ipynb #4d0c07ee
 from typing import NamedTuple
 
 import numpy as np
@@ -17,7 +17,7 @@ from ..utils import cdiv
 from ..intrinsics import load_f32x4, store_f32x4, store_shared_f32x4, address
 from .core import KernelSpec, register, autotune
 
-# %% ../../nbs/06_vectorize.ipynb #7d2eb5e9
+# %% ../../nbs/06_vectorize.ipynb #e0424f06
 class Tiling(NamedTuple):
     "Work per block (BM×BN, K in steps of BK) and per thread (TM×TN), and the layout of the shared tiles."
     BM: int; BN: int; BK: int; TM: int; TN: int
@@ -33,7 +33,7 @@ def _device(f): return cuda.jit(device=True, inline="always")(f)
 
 U = uint64    # unsigned index math throughout
 
-# %% ../../nbs/06_vectorize.ipynb #e37a134a
+# %% ../../nbs/06_vectorize.ipynb #61a037d6
 def tile_loader(t: Tiling, VEC: bool, MASKED: bool):
     "Device function copying the A and B tiles at k0 into shared memory (A transposed); zeros at k ≥ kend if MASKED."
     NT = t.threads
@@ -81,7 +81,7 @@ def tile_loader(t: Tiling, VEC: bool, MASKED: bool):
                 store_shared_f32x4(Bs, r * uSB + n, x0, x1, x2, x3)
     return _device(load)
 
-# %% ../../nbs/06_vectorize.ipynb #817402d8
+# %% ../../nbs/06_vectorize.ipynb #338be08d
 def fragment_columns(t: Tiling):
     "(CT, CJ): thread tcol's fragment column j is tile column tcol*CT + (j//4)*CJ + j%4."
     return (4, 4 * (t.BN // t.TN)) if t.SPREAD else (t.TN, 4)
@@ -108,7 +108,7 @@ def tile_product(t: Tiling, UNROLL: int):
     exec(compile(product_source(t, UNROLL), f"<tile product {tuple(t)} UNROLL={UNROLL}>", "exec"), env)
     return _device(env["product"])
 
-# %% ../../nbs/06_vectorize.ipynb #7e93b303
+# %% ../../nbs/06_vectorize.ipynb #ef339af0
 def block_body(t: Tiling, UNROLL: int, VEC: bool):
     "Device function computing one block's BM×BN tile of C: 16-byte global loads/stores if VEC, else 4-byte."
     load_first, load_tile, product = tile_loader(t, VEC, True), tile_loader(t, VEC, False), tile_product(t, UNROLL)
@@ -149,7 +149,7 @@ def block_body(t: Tiling, UNROLL: int, VEC: bool):
                             if col + U(e) < N: c[row, col + U(e)] = acc[i * TN + 4 * g + e]
     return _device(body)
 
-# %% ../../nbs/06_vectorize.ipynb #8df9709c
+# %% ../../nbs/06_vectorize.ipynb #b4d24bf2
 def tiled_kernel(t: Tiling, UNROLL: int):
     "Kernel body for tiling `t`: the 16-byte path if N % 4 == K % 4 == 0 and a, b, c are 16-byte aligned, else 4-byte loads."
     fast, safe = block_body(t, UNROLL, True), block_body(t, UNROLL, False)
@@ -164,7 +164,7 @@ def tiled_kernel(t: Tiling, UNROLL: int):
             safe(a, b, c, As, Bs)
     return kernel
 
-# %% ../../nbs/06_vectorize.ipynb #82a5da37
+# %% ../../nbs/06_vectorize.ipynb #948c4ddb
 def tile_threads(cfg): return (cfg.BM // cfg.TM * (cfg.BN // cfg.TN),)
 def tile_grid(cfg, m, n, k): return cdiv((n, m), (cfg.BN, cfg.BM))
 
@@ -184,7 +184,7 @@ TILE_CONSTRAINTS = (
     ("BM*BK/4 and BK*BN/4 are multiples of the thread count: every thread loads whole float4s of both tiles", _whole_float4s),
 )
 
-# %% ../../nbs/06_vectorize.ipynb #5bc316ee
+# %% ../../nbs/06_vectorize.ipynb #9b20072a
 @autotune("BM, BN", [(128, 128), (128, 64), (64, 128), (64, 64)])
 @autotune("BK, UNROLL", [(16, 16), (8, 8), (16, 1)])
 @autotune("TM, TN", [(8, 8), (8, 4), (4, 8)])
