@@ -8,7 +8,7 @@ Docs: https://cudamm.github.io/cudamm/inspect.html.md"""
 __all__ = ['SASS_GROUPS', 'SM_LIMITS', 'SIGNATURE', 'ptx_counts', 'ptxas_info', 'sass_histogram', 'occupancy', 'Report',
            'resolve', 'inspect_many', 'inspect', 'lint', 'reports_table', 'main']
 
-# %% ../nbs/11_inspect.ipynb #9b87158c
+# %% ../nbs/11_inspect.ipynb #727a8281
 import dataclasses, json, os, re, shutil, subprocess, sys, tempfile
 from collections import Counter
 from pathlib import Path
@@ -16,7 +16,7 @@ from pathlib import Path
 from .utils import simulating
 from .kernels import REGISTRY, get_kernel
 
-# %% ../nbs/11_inspect.ipynb #f88200ff
+# %% ../nbs/11_inspect.ipynb #b2ca01ad
 def _instructions(ptx: str) -> list[str]:
     "The instruction lines of a PTX text (no directives, declarations, labels or comments)."
     out = []
@@ -37,7 +37,7 @@ def ptx_counts(ptx: str) -> dict:
                 ld_global_v4=has(r"^ld\.global(\.\w+)*\.v4\.f32"), ld_shared_v4=has(r"^ld\.shared(\.\w+)*\.v4\.f32"),
                 st_shared_v4=has(r"^st\.shared(\.\w+)*\.v4\.f32"), int64_ops=sum(1 for s in ins if _INT64.search(s)))
 
-# %% ../nbs/11_inspect.ipynb #6568416f
+# %% ../nbs/11_inspect.ipynb #fb3d31fa
 def _nvidia_tool(name: str) -> str | None:
     "Path of a CUDA tool: the pip wheels first (what numba uses), then PATH and CUDA_HOME."
     try:
@@ -64,7 +64,7 @@ def ptxas_info(ptx: str, cc=(9, 0), cubin_path: str | None = None) -> dict:
                 spill_loads=num(r"(\d+) bytes spill loads"), stack=num(r"(\d+) bytes stack frame"),
                 smem=num(r"(\d+) bytes smem"))
 
-# %% ../nbs/11_inspect.ipynb #d16005a4
+# %% ../nbs/11_inspect.ipynb #50c98b25
 SASS_GROUPS = {"FFMA": r"^FFMA\b", "LDS.128": r"^LDS\.128\b", "LDG.128": r"^LDG\.E\.128\b|^LDG\.E\.(\w+\.)*128\b",
                "LDS": r"^LDS\b", "LDG": r"^LDG\b", "LDGSTS": r"^LDGSTS\b", "STS": r"^STS\b", "STG": r"^STG\b",
                "int": r"^(IMAD|IADD3|IADD|LEA|SHF|LOP3|ISETP|IMNMX|SEL|IABS|I2F|F2I)\b", "f64": r"^D(FMA|ADD|MUL)\b|^F2F\.F64"}
@@ -94,7 +94,7 @@ def sass_histogram(cubin_path: str) -> dict | None:
     hist["loop_ffma_share"] = round(best[0] / best[1], 3) if best[1] else 0.0
     return hist
 
-# %% ../nbs/11_inspect.ipynb #333d7ed6
+# %% ../nbs/11_inspect.ipynb #43cf2341
 SM_LIMITS = {  # compute capability: registers, shared memory bytes, threads, blocks per SM
     (7, 5): (65536, 65536, 1024, 16), (8, 0): (65536, 167936, 2048, 32), (8, 6): (65536, 102400, 1536, 16),
     (8, 9): (65536, 102400, 1536, 24), (9, 0): (65536, 233472, 2048, 32)}
@@ -111,7 +111,7 @@ def occupancy(registers: int, smem: int, threads: int, cc=(9, 0)) -> dict:
     limiter = min((by_regs, "registers"), (by_smem, "shared memory"), (by_threads, "threads"), (blocks_sm, "blocks"))[1]
     return dict(blocks_per_sm=blocks, warps_per_sm=blocks * warps, occupancy_limiter=limiter)
 
-# %% ../nbs/11_inspect.ipynb #d32e4ca5
+# %% ../nbs/11_inspect.ipynb #d938cfd5
 SIGNATURE = "void(float32[:, ::1], float32[:, ::1], float32[:, ::1])"
 _PTX_OPTIONS = ("fastmath", "lineinfo", "launch_bounds", "opt", "debug")
 
@@ -139,7 +139,7 @@ class Report:
         return f"**{self.kernel}** `{self.config}`\n\n| | |\n|---|---|\n" + "\n".join(f"| {k} | {v} |" for k, v in self._rows())
     def to_json(self) -> dict: return dataclasses.asdict(self)
 
-# %% ../nbs/11_inspect.ipynb #c8dd0340
+# %% ../nbs/11_inspect.ipynb #f51c33d6
 def resolve(kernel):
     "A kernel description from a registered name, a `\"module:attribute\"` reference, or a `KernelSpec` itself."
     if not isinstance(kernel, str): return kernel
@@ -167,14 +167,22 @@ def _inspect_here(name, config, cc, keep_ptx):
     return rep
 
 def _inspect_in_subprocess(jobs, cc, keep_ptx):
-    "Run the reports in a fresh interpreter with the simulator off (the simulator has no `compile_ptx`)."
-    cmd = [sys.executable, "-m", "cudamm.inspect", "--json", "--cc", f"{cc[0]}.{cc[1]}"] + (["--ptx"] if keep_ptx else [])
-    cmd += ["--jobs", json.dumps([[n, dict(c or {})] for n, c in jobs])]
+    "Run the reports in fresh interpreters with the simulator off (the simulator has no `compile_ptx`), one per core."
     # the child sees the modules this process sees, so "module:attribute" kernels resolve there too
     env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "0", "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
-    out = subprocess.run(cmd, capture_output=True, text=True, env=env)
-    if out.returncode: raise RuntimeError(f"inspect subprocess failed:\n{out.stderr[-3000:]}")
-    return [Report(**{**d, "cc": tuple(d["cc"])}) for d in json.loads(out.stdout)]
+    n = max(1, min(len(jobs), os.cpu_count() or 1))
+    chunks = [list(range(i, len(jobs), n)) for i in range(n)]          # interleaved: slow kernels spread out
+    procs = []
+    for idx in chunks:
+        cmd = [sys.executable, "-m", "cudamm.inspect", "--json", "--cc", f"{cc[0]}.{cc[1]}"] + (["--ptx"] if keep_ptx else [])
+        cmd += ["--jobs", json.dumps([[jobs[i][0], dict(jobs[i][1] or {})] for i in idx])]
+        procs.append(subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env))
+    reports = [None] * len(jobs)
+    for idx, proc in zip(chunks, procs):
+        out, err = proc.communicate()
+        if proc.returncode: raise RuntimeError(f"inspect subprocess failed:\n{err[-3000:]}")
+        for i, d in zip(idx, json.loads(out)): reports[i] = Report(**{**d, "cc": tuple(d["cc"])})
+    return reports
 
 def inspect_many(jobs, cc=(9, 0), keep_ptx=False) -> list[Report]:
     "Reports for `(kernel, config)` pairs (kernel: a registered name or `\"module:attribute\"`); one subprocess under the simulator."
@@ -188,7 +196,7 @@ def inspect(kernel, config=None, cc=(9, 0)) -> Report:
     "The machine-code report of one kernel configuration (PTX text in `.ptx`): a registered name or `\"module:attribute\"`."
     return inspect_many([(kernel, config)], cc, keep_ptx=True)[0]
 
-# %% ../nbs/11_inspect.ipynb #79aa1e0e
+# %% ../nbs/11_inspect.ipynb #fdbddb7e
 def lint(report: Report) -> list[str]:
     "The problems in a report, one line each; empty when the machine code is clean."
     problems = []
@@ -215,7 +223,7 @@ def reports_table(reports, rows=Report.ROWS):
     body = "\n".join(f"| {k} | " + " | ".join(str(getattr(r, k)) for r in reports) + " |" for k in rows)
     return Markdown(head + "\n" + body)
 
-# %% ../nbs/11_inspect.ipynb #104ce6d4
+# %% ../nbs/11_inspect.ipynb #1a98fa93
 def main(argv=None):
     "Command line: `cudamm-inspect [kernel ...] [--json] [--cc 9.0]`."
     import argparse
@@ -239,5 +247,5 @@ def main(argv=None):
         print()
     return 1 if bad else 0
 
-# %% ../nbs/11_inspect.ipynb #918607ee
+# %% ../nbs/11_inspect.ipynb #fbb5c9aa
 if __name__ == "__main__": sys.exit(main())
