@@ -10,7 +10,7 @@ __all__ = ['WARMUP', 'PEERS', 'DEFAULT_SIZES', 'FIELDS', 'FRONT_SIZES', 'SIM_SIZ
            'parse_size', 'predict_ms', 'sweep', 'to_records', 'write_results', 'load_results', 'plot_results',
            'results_markdown', 'main']
 
-# %% ../nbs/13_bench.ipynb #0b99343e
+# %% ../nbs/13_bench.ipynb #a9f197b6
 import argparse, csv, dataclasses, datetime, functools, json, math, os, platform, re, subprocess, sys
 from pathlib import Path
 
@@ -19,7 +19,7 @@ from .utils import (simulating, cuda, gpu_inputs, rel_error, reference, cuda_eve
                           tflops, measure_runtime)
 from .kernels import REGISTRY, get_kernel
 
-# %% ../nbs/13_bench.ipynb #d0e9c3b4
+# %% ../nbs/13_bench.ipynb #733f33e5
 @dataclasses.dataclass
 class Result:
     "One kernel (or peer) timed, or checked, at one size."
@@ -31,7 +31,7 @@ class Result:
     @property
     def tflops(self): return tflops(self.m, self.n, self.k, self.ms) if self.ms == self.ms else math.nan
 
-# %% ../nbs/13_bench.ipynb #52c186cc
+# %% ../nbs/13_bench.ipynb #d69c0ff3
 def _reference(a, b):
     "`a @ b` in float64: a torch tensor on the GPU (errors are computed there), a numpy array in the simulator."
     if simulating(): return reference(a, b)
@@ -53,7 +53,7 @@ def _verify(launch, c, ref):
     launch(); cuda.synchronize()
     return _error(c, ref)
 
-# %% ../nbs/13_bench.ipynb #81e63dd7
+# %% ../nbs/13_bench.ipynb #59129e1f
 WARMUP = 3
 
 def event_timer(reps: int = 20) -> callable:
@@ -74,10 +74,11 @@ def time_one(name: str, launch, a, b, c, ref, reps=20, tol=1e-5, timer=None, max
     if probe * (WARMUP + reps) / 1e3 > max_seconds:
         res.status = f"skipped (slow): {probe / 1e3:.2f} s per launch"; return res
     t = np.asarray((timer or event_timer(reps))(launch), dtype=float)
-    res.ms, res.ms_min, res.ms_max = float(np.median(t)), float(t.min()), float(t.max())
+    res.ms = float(np.median(t))
+    if len(t) > 1: res.ms_min, res.ms_max = float(t.min()), float(t.max())     # a profiler mean has no spread
     return res
 
-# %% ../nbs/13_bench.ipynb #50c53324
+# %% ../nbs/13_bench.ipynb #c0604acc
 try:
     import triton, triton.language as tl
 except ImportError:                       # the CPU machine has no Triton; the bench then skips this peer
@@ -138,7 +139,7 @@ def triton_fp32(a, b, c):
 
 PEERS = {"cublas": ("cuBLAS fp32", cublas_fp32), "triton": ("Triton fp32", triton_fp32)}
 
-# %% ../nbs/13_bench.ipynb #0d0905e7
+# %% ../nbs/13_bench.ipynb #0dcf7b79
 @functools.lru_cache(maxsize=None)
 def environment_info() -> dict:
     "GPU, driver, versions and date: what belongs beside every figure (clocks: see `gpu_clocks`)."
@@ -190,7 +191,7 @@ def environment() -> str:
     if e["driver"]: parts.insert(0, f"driver {e['driver']}")
     return f"{e['gpu']} · {' · '.join(parts)} · {e['date'][:10]}"
 
-# %% ../nbs/13_bench.ipynb #870966df
+# %% ../nbs/13_bench.ipynb #320f11c8
 def _kernel_config(spec, m, n, k, configs=None, tuned=False):
     "The configuration to run: given in `configs`, the tuned one (`--tuned`), or the kernel's default."
     if configs and spec.name in configs: return spec.check(configs[spec.name])
@@ -244,7 +245,7 @@ def compare(names=None, m=4096, n=4096, k=4096, configs=None, reps=20, cublas=Tr
     if show: print(table(results))
     return results
 
-# %% ../nbs/13_bench.ipynb #50fc4011
+# %% ../nbs/13_bench.ipynb #46efa6e1
 def _pct(r, base):
     return 100 * base.ms / r.ms if base is not None and base.status == "ok" and r.ms == r.ms else math.nan
 
@@ -265,7 +266,7 @@ def table(results: list[Result], header: bool = True) -> str:
         lines.append(f"{r.kernel:<{w}} {' '.join(cells)}  {r.status}")
     return "\n".join(lines)
 
-# %% ../nbs/13_bench.ipynb #41e37daf
+# %% ../nbs/13_bench.ipynb #bc992a55
 DEFAULT_SIZES = [(s, s, s) for s in (128, 256, 512, 1024, 2048, 4096, 8192)] + [(4092,) * 3, (5120, 256, 5120)]
 
 def parse_size(text: str) -> tuple[int, int, int]:
@@ -282,7 +283,7 @@ def predict_ms(history: list[tuple[float, float]], flops: float) -> float:
     f0, ms0 = min(history, key=lambda p: abs(math.log(p[0] / flops)))
     return ms0 * flops / f0
 
-# %% ../nbs/13_bench.ipynb #981b9266
+# %% ../nbs/13_bench.ipynb #e6d8735e
 def sweep(sizes=DEFAULT_SIZES, names=None, peers=("cublas", "triton"), reps=20, tuned=False, profiler=False,
           max_seconds=10.0, progress=True, show=True) -> list[Result]:
     "Verify and time every kernel (default: all) and peer at each size; a kernel predicted slower than `max_seconds` per point is skipped."
@@ -311,7 +312,7 @@ def sweep(sizes=DEFAULT_SIZES, names=None, peers=("cublas", "triton"), reps=20, 
     bar.close()
     return results
 
-# %% ../nbs/13_bench.ipynb #09d7f7cb
+# %% ../nbs/13_bench.ipynb #464b55b0
 FIELDS = ["kernel", "peer", "m", "n", "k", "config", "status", "ms", "ms_min", "ms_max", "tflops", "pct_cublas", "error"]
 
 def to_records(results: list[Result]) -> list[dict]:
@@ -348,7 +349,7 @@ def load_results(src) -> dict:
     if recs and isinstance(recs[0], Result): recs = to_records(recs)
     return dict(environment={}, settings={}, results=recs)
 
-# %% ../nbs/13_bench.ipynb #c42df34b
+# %% ../nbs/13_bench.ipynb #5d6207ff
 def _caption(env: dict) -> str:
     bits = [env.get("gpu"), env.get("sm_clock_max_mhz") and f"SM clock max {env['sm_clock_max_mhz']} MHz",
             env.get("driver") and f"driver {env['driver']}", env.get("torch") and f"torch {env['torch']}",
@@ -424,7 +425,7 @@ def plot_results(src, out_dir, size=(4096, 4096, 4096)) -> dict:
         fig.savefig(paths["pct_plot"], dpi=120)
     return paths
 
-# %% ../nbs/13_bench.ipynb #71081ef0
+# %% ../nbs/13_bench.ipynb #32073cb6
 FRONT_SIZES = [(4096, 4096, 4096), (4092, 4092, 4092), (8192, 8192, 8192), (5120, 256, 5120)]
 
 def results_markdown(src=None, image_dir="benchmarks/results") -> str:
@@ -465,7 +466,7 @@ def results_markdown(src=None, image_dir="benchmarks/results") -> str:
     lines += ["", f"All numbers: [`results.csv`]({image_dir}/results.csv), [`results.json`]({image_dir}/results.json)."]
     return "\n".join(lines) + "\n"
 
-# %% ../nbs/13_bench.ipynb #7f2a05a6
+# %% ../nbs/13_bench.ipynb #e21419af
 SIM_SIZE = (33, 47, 29)
 
 def main(argv=None) -> int:
@@ -510,5 +511,5 @@ def main(argv=None) -> int:
     for r in bad: print(f"{r.kernel} at {r.m}×{r.n}×{r.k}: {r.status}", file=sys.stderr)
     return 1 if bad else 0
 
-# %% ../nbs/13_bench.ipynb #3cd4bc26
+# %% ../nbs/13_bench.ipynb #64b69ce6
 if __name__ == "__main__": sys.exit(main())
