@@ -10,7 +10,7 @@ __all__ = ['WARMUP', 'PEERS', 'DEFAULT_SIZES', 'FIELDS', 'FRONT_SIZES', 'SIM_SIZ
            'parse_size', 'predict_ms', 'sweep', 'to_records', 'write_results', 'load_results', 'plot_results',
            'results_markdown', 'main']
 
-# %% ../nbs/13_bench.ipynb #a9f197b6
+# %% ../nbs/13_bench.ipynb #0bb1614a
 import argparse, csv, dataclasses, datetime, functools, json, math, os, platform, re, subprocess, sys
 from pathlib import Path
 
@@ -19,7 +19,7 @@ from .utils import (simulating, cuda, gpu_inputs, rel_error, reference, cuda_eve
                           tflops, measure_runtime)
 from .kernels import REGISTRY, get_kernel
 
-# %% ../nbs/13_bench.ipynb #733f33e5
+# %% ../nbs/13_bench.ipynb #ce512b42
 @dataclasses.dataclass
 class Result:
     "One kernel (or peer) timed, or checked, at one size."
@@ -31,7 +31,7 @@ class Result:
     @property
     def tflops(self): return tflops(self.m, self.n, self.k, self.ms) if self.ms == self.ms else math.nan
 
-# %% ../nbs/13_bench.ipynb #d69c0ff3
+# %% ../nbs/13_bench.ipynb #fb93fa77
 def _reference(a, b):
     "`a @ b` in float64: a torch tensor on the GPU (errors are computed there), a numpy array in the simulator."
     if simulating(): return reference(a, b)
@@ -53,7 +53,7 @@ def _verify(launch, c, ref):
     launch(); cuda.synchronize()
     return _error(c, ref)
 
-# %% ../nbs/13_bench.ipynb #59129e1f
+# %% ../nbs/13_bench.ipynb #d88cc386
 WARMUP = 3
 
 def event_timer(reps: int = 20) -> callable:
@@ -78,7 +78,7 @@ def time_one(name: str, launch, a, b, c, ref, reps=20, tol=1e-5, timer=None, max
     if len(t) > 1: res.ms_min, res.ms_max = float(t.min()), float(t.max())     # a profiler mean has no spread
     return res
 
-# %% ../nbs/13_bench.ipynb #c0604acc
+# %% ../nbs/13_bench.ipynb #51c1fd9c
 try:
     import triton, triton.language as tl
 except ImportError:                       # the CPU machine has no Triton; the bench then skips this peer
@@ -139,7 +139,7 @@ def triton_fp32(a, b, c):
 
 PEERS = {"cublas": ("cuBLAS fp32", cublas_fp32), "triton": ("Triton fp32", triton_fp32)}
 
-# %% ../nbs/13_bench.ipynb #0dcf7b79
+# %% ../nbs/13_bench.ipynb #9a9e7515
 @functools.lru_cache(maxsize=None)
 def environment_info() -> dict:
     "GPU, driver, versions and date: what belongs beside every figure (clocks: see `gpu_clocks`)."
@@ -191,7 +191,7 @@ def environment() -> str:
     if e["driver"]: parts.insert(0, f"driver {e['driver']}")
     return f"{e['gpu']} · {' · '.join(parts)} · {e['date'][:10]}"
 
-# %% ../nbs/13_bench.ipynb #320f11c8
+# %% ../nbs/13_bench.ipynb #9e298fe6
 def _kernel_config(spec, m, n, k, configs=None, tuned=False):
     "The configuration to run: given in `configs`, the tuned one (`--tuned`), or the kernel's default."
     if configs and spec.name in configs: return spec.check(configs[spec.name])
@@ -245,7 +245,7 @@ def compare(names=None, m=4096, n=4096, k=4096, configs=None, reps=20, cublas=Tr
     if show: print(table(results))
     return results
 
-# %% ../nbs/13_bench.ipynb #46efa6e1
+# %% ../nbs/13_bench.ipynb #48fe6ce8
 def _pct(r, base):
     return 100 * base.ms / r.ms if base is not None and base.status == "ok" and r.ms == r.ms else math.nan
 
@@ -266,7 +266,7 @@ def table(results: list[Result], header: bool = True) -> str:
         lines.append(f"{r.kernel:<{w}} {' '.join(cells)}  {r.status}")
     return "\n".join(lines)
 
-# %% ../nbs/13_bench.ipynb #bc992a55
+# %% ../nbs/13_bench.ipynb #4a2a3fb4
 DEFAULT_SIZES = [(s, s, s) for s in (128, 256, 512, 1024, 2048, 4096, 8192)] + [(4092,) * 3, (5120, 256, 5120)]
 
 def parse_size(text: str) -> tuple[int, int, int]:
@@ -283,7 +283,7 @@ def predict_ms(history: list[tuple[float, float]], flops: float) -> float:
     f0, ms0 = min(history, key=lambda p: abs(math.log(p[0] / flops)))
     return ms0 * flops / f0
 
-# %% ../nbs/13_bench.ipynb #e6d8735e
+# %% ../nbs/13_bench.ipynb #1c264526
 def sweep(sizes=DEFAULT_SIZES, names=None, peers=("cublas", "triton"), reps=20, tuned=False, profiler=False,
           max_seconds=10.0, progress=True, show=True) -> list[Result]:
     "Verify and time every kernel (default: all) and peer at each size; a kernel predicted slower than `max_seconds` per point is skipped."
@@ -312,7 +312,7 @@ def sweep(sizes=DEFAULT_SIZES, names=None, peers=("cublas", "triton"), reps=20, 
     bar.close()
     return results
 
-# %% ../nbs/13_bench.ipynb #464b55b0
+# %% ../nbs/13_bench.ipynb #d963c568
 FIELDS = ["kernel", "peer", "m", "n", "k", "config", "status", "ms", "ms_min", "ms_max", "tflops", "pct_cublas", "error"]
 
 def to_records(results: list[Result]) -> list[dict]:
@@ -349,7 +349,7 @@ def load_results(src) -> dict:
     if recs and isinstance(recs[0], Result): recs = to_records(recs)
     return dict(environment={}, settings={}, results=recs)
 
-# %% ../nbs/13_bench.ipynb #5d6207ff
+# %% ../nbs/13_bench.ipynb #f8ffa9bf
 def _caption(env: dict) -> str:
     bits = [env.get("gpu"), env.get("sm_clock_max_mhz") and f"SM clock max {env['sm_clock_max_mhz']} MHz",
             env.get("driver") and f"driver {env['driver']}", env.get("torch") and f"torch {env['torch']}",
@@ -425,7 +425,7 @@ def plot_results(src, out_dir, size=(4096, 4096, 4096)) -> dict:
         fig.savefig(paths["pct_plot"], dpi=120)
     return paths
 
-# %% ../nbs/13_bench.ipynb #32073cb6
+# %% ../nbs/13_bench.ipynb #889775fb
 FRONT_SIZES = [(4096, 4096, 4096), (4092, 4092, 4092), (8192, 8192, 8192), (5120, 256, 5120)]
 
 def results_markdown(src=None, image_dir="benchmarks/results") -> str:
@@ -466,12 +466,12 @@ def results_markdown(src=None, image_dir="benchmarks/results") -> str:
     lines += ["", f"All numbers: [`results.csv`]({image_dir}/results.csv), [`results.json`]({image_dir}/results.json)."]
     return "\n".join(lines) + "\n"
 
-# %% ../nbs/13_bench.ipynb #e21419af
+# %% ../nbs/13_bench.ipynb #b1292448
 SIM_SIZE = (33, 47, 29)
 
 def main(argv=None) -> int:
     "`cudamm-bench`: verify, then time every registered kernel and its peers over a sweep of sizes; write table, CSV, JSON, plots."
-    p = argparse.ArgumentParser(prog="cudamm-bench", description=main.__doc__.strip("`"))
+    p = argparse.ArgumentParser(prog="cudamm-bench", description=main.__doc__.replace("`", ""))
     p.add_argument("--sizes", nargs="+", default=None, metavar="SIZE",
                    help="M (a square) or MxNxK each (default: 128 256 ... 8192 4092 5120x256x5120)")
     p.add_argument("--kernels", nargs="+", default=None, help=f"kernels to run (default all: {' '.join(REGISTRY)})")
@@ -511,5 +511,5 @@ def main(argv=None) -> int:
     for r in bad: print(f"{r.kernel} at {r.m}×{r.n}×{r.k}: {r.status}", file=sys.stderr)
     return 1 if bad else 0
 
-# %% ../nbs/13_bench.ipynb #64b69ce6
+# %% ../nbs/13_bench.ipynb #92b6a99e
 if __name__ == "__main__": sys.exit(main())
