@@ -10,7 +10,7 @@ __all__ = ['WARMUP', 'PEERS', 'DEFAULT_SIZES', 'FIELDS', 'FRONT_SIZES', 'SIM_SIZ
            'parse_size', 'predict_ms', 'sweep', 'to_records', 'write_results', 'load_results', 'plot_results',
            'results_markdown', 'main']
 
-# %% ../nbs/13_bench.ipynb #9e00936d
+# %% ../nbs/13_bench.ipynb #0bb1614a
 import argparse, csv, dataclasses, datetime, functools, json, math, os, platform, re, subprocess, sys
 from pathlib import Path
 
@@ -19,7 +19,7 @@ from .utils import (simulating, cuda, gpu_inputs, rel_error, reference, cuda_eve
                           tflops, measure_runtime)
 from .kernels import REGISTRY, get_kernel
 
-# %% ../nbs/13_bench.ipynb #91515fb6
+# %% ../nbs/13_bench.ipynb #ce512b42
 @dataclasses.dataclass
 class Result:
     "One kernel (or peer) timed, or checked, at one size."
@@ -31,7 +31,7 @@ class Result:
     @property
     def tflops(self): return tflops(self.m, self.n, self.k, self.ms) if self.ms == self.ms else math.nan
 
-# %% ../nbs/13_bench.ipynb #ddd93f77
+# %% ../nbs/13_bench.ipynb #fb93fa77
 def _reference(a, b):
     "`a @ b` in float64: a torch tensor on the GPU (errors are computed there), a numpy array in the simulator."
     if simulating(): return reference(a, b)
@@ -53,7 +53,7 @@ def _verify(launch, c, ref):
     launch(); cuda.synchronize()
     return _error(c, ref)
 
-# %% ../nbs/13_bench.ipynb #00be6364
+# %% ../nbs/13_bench.ipynb #d88cc386
 WARMUP = 3
 
 def event_timer(reps: int = 20) -> callable:
@@ -74,10 +74,11 @@ def time_one(name: str, launch, a, b, c, ref, reps=20, tol=1e-5, timer=None, max
     if probe * (WARMUP + reps) / 1e3 > max_seconds:
         res.status = f"skipped (slow): {probe / 1e3:.2f} s per launch"; return res
     t = np.asarray((timer or event_timer(reps))(launch), dtype=float)
-    res.ms, res.ms_min, res.ms_max = float(np.median(t)), float(t.min()), float(t.max())
+    res.ms = float(np.median(t))
+    if len(t) > 1: res.ms_min, res.ms_max = float(t.min()), float(t.max())     # a profiler mean has no spread
     return res
 
-# %% ../nbs/13_bench.ipynb #344a4417
+# %% ../nbs/13_bench.ipynb #51c1fd9c
 try:
     import triton, triton.language as tl
 except ImportError:                       # the CPU machine has no Triton; the bench then skips this peer
@@ -120,14 +121,15 @@ if triton is not None:
         c_ptrs = c_ptr + stride_cm * offs_cm[:, None] + stride_cn * offs_cn[None, :]
         tl.store(c_ptrs, acc, mask=(offs_cm[:, None] < M) & (offs_cn[None, :] < N))
 
-def triton_matmul(ta, tb, tc):
-    "`tc = ta @ tb` with the Triton kernel above, on float32 torch tensors (fp32 products, any M, N, K)."
+def triton_matmul(ta, tb, tc, config=None):
+    "`tc = ta @ tb` with the Triton kernel above on float32 torch tensors (fp32 products, any M, N, K); autotuned, or `config`."
     if triton is None: raise RuntimeError("Triton is not installed (pip install triton)")
     (M, K), N = ta.shape, tb.shape[1]
     if M == 0 or N == 0: return tc
     grid = lambda meta: (triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"]),)
-    _triton_matmul_kernel[grid](ta, tb, tc, M, N, K, ta.stride(0), ta.stride(1), tb.stride(0), tb.stride(1),
-                                tc.stride(0), tc.stride(1))
+    args = (ta, tb, tc, M, N, K, ta.stride(0), ta.stride(1), tb.stride(0), tb.stride(1), tc.stride(0), tc.stride(1))
+    if config is None: _triton_matmul_kernel[grid](*args)
+    else: _triton_matmul_kernel.fn[grid](*args, **config.all_kwargs())     # one configuration, not tuned
     return tc
 
 def triton_fp32(a, b, c):
@@ -137,7 +139,7 @@ def triton_fp32(a, b, c):
 
 PEERS = {"cublas": ("cuBLAS fp32", cublas_fp32), "triton": ("Triton fp32", triton_fp32)}
 
-# %% ../nbs/13_bench.ipynb #c3ecea60
+# %% ../nbs/13_bench.ipynb #9a9e7515
 @functools.lru_cache(maxsize=None)
 def environment_info() -> dict:
     "GPU, driver, versions and date: what belongs beside every figure (clocks: see `gpu_clocks`)."
@@ -163,14 +165,15 @@ def _version(module):
 
 def _nvidia_smi(fields: str):
     "One nvidia-smi query of this GPU (`--query-gpu=fields`), or None where nvidia-smi cannot tell."
-    try:
-        dev = cuda.get_current_device()
-        ids = [f"--id={dev.uuid}"] if getattr(dev, "uuid", None) else []
-        out = subprocess.run(["nvidia-smi", *ids, f"--query-gpu={fields}", "--format=csv,noheader,nounits"],
-                             capture_output=True, text=True, timeout=15)
-        line = out.stdout.strip().splitlines()[0] if out.returncode == 0 and out.stdout.strip() else None
-        return line.strip() if line else None
-    except Exception: return None
+    try: uuid = getattr(cuda.get_current_device(), "uuid", None)
+    except Exception: uuid = None
+    for ids in ([[f"--id={uuid}"]] if uuid else []) + [[]]:          # this GPU by its UUID, else the first one
+        try:
+            out = subprocess.run(["nvidia-smi", *ids, f"--query-gpu={fields}", "--format=csv,noheader,nounits"],
+                                 capture_output=True, text=True, timeout=15)
+        except Exception: return None                               # no nvidia-smi
+        if out.returncode == 0 and out.stdout.strip(): return out.stdout.strip().splitlines()[0].strip()
+    return None
 
 def gpu_clocks() -> dict:
     "SM and memory clocks (MHz) now and at most, and the temperature, from nvidia-smi; empty where unreadable."
@@ -188,7 +191,7 @@ def environment() -> str:
     if e["driver"]: parts.insert(0, f"driver {e['driver']}")
     return f"{e['gpu']} · {' · '.join(parts)} · {e['date'][:10]}"
 
-# %% ../nbs/13_bench.ipynb #18ff4ad5
+# %% ../nbs/13_bench.ipynb #9e298fe6
 def _kernel_config(spec, m, n, k, configs=None, tuned=False):
     "The configuration to run: given in `configs`, the tuned one (`--tuned`), or the kernel's default."
     if configs and spec.name in configs: return spec.check(configs[spec.name])
@@ -242,7 +245,7 @@ def compare(names=None, m=4096, n=4096, k=4096, configs=None, reps=20, cublas=Tr
     if show: print(table(results))
     return results
 
-# %% ../nbs/13_bench.ipynb #ca24a006
+# %% ../nbs/13_bench.ipynb #48fe6ce8
 def _pct(r, base):
     return 100 * base.ms / r.ms if base is not None and base.status == "ok" and r.ms == r.ms else math.nan
 
@@ -258,12 +261,12 @@ def table(results: list[Result], header: bool = True) -> str:
     for r in results:
         pct = _pct(r, base)
         spread = f"{r.ms_min:.3f}–{r.ms_max:.3f}" if r.ms_min == r.ms_min else ""
-        cells = [f"{r.ms:>9.3f}", f"{r.tflops:>8.2f}", f"{pct:>8.1f}%", f"{spread:>17}", f"{r.error:>10.1e}"]
+        cells = [f"{r.ms:>9.4f}", f"{r.tflops:>8.2f}", f"{pct:>8.1f}%", f"{spread:>17}", f"{r.error:>10.1e}"]
         cells = [" " * len(s) if "nan" in s else s for s in cells]
         lines.append(f"{r.kernel:<{w}} {' '.join(cells)}  {r.status}")
     return "\n".join(lines)
 
-# %% ../nbs/13_bench.ipynb #052a57e8
+# %% ../nbs/13_bench.ipynb #4a2a3fb4
 DEFAULT_SIZES = [(s, s, s) for s in (128, 256, 512, 1024, 2048, 4096, 8192)] + [(4092,) * 3, (5120, 256, 5120)]
 
 def parse_size(text: str) -> tuple[int, int, int]:
@@ -280,7 +283,7 @@ def predict_ms(history: list[tuple[float, float]], flops: float) -> float:
     f0, ms0 = min(history, key=lambda p: abs(math.log(p[0] / flops)))
     return ms0 * flops / f0
 
-# %% ../nbs/13_bench.ipynb #79eee598
+# %% ../nbs/13_bench.ipynb #1c264526
 def sweep(sizes=DEFAULT_SIZES, names=None, peers=("cublas", "triton"), reps=20, tuned=False, profiler=False,
           max_seconds=10.0, progress=True, show=True) -> list[Result]:
     "Verify and time every kernel (default: all) and peer at each size; a kernel predicted slower than `max_seconds` per point is skipped."
@@ -303,13 +306,13 @@ def sweep(sizes=DEFAULT_SIZES, names=None, peers=("cublas", "triton"), reps=20, 
             if r.status == "ok" or probe:
                 history.setdefault(r.kernel, []).append((flops, r.ms if r.status == "ok" else 1e3 * float(probe[1])))
         results += res
-        if show: bar.write(table(res, header=False) + "\n")
+        if show and res: bar.write(table(res, header=False) + "\n")
         try: cuda.current_context().deallocations.clear()      # free this size's arrays before the next
         except Exception: pass
     bar.close()
     return results
 
-# %% ../nbs/13_bench.ipynb #ca4699d0
+# %% ../nbs/13_bench.ipynb #d963c568
 FIELDS = ["kernel", "peer", "m", "n", "k", "config", "status", "ms", "ms_min", "ms_max", "tflops", "pct_cublas", "error"]
 
 def to_records(results: list[Result]) -> list[dict]:
@@ -318,7 +321,7 @@ def to_records(results: list[Result]) -> list[dict]:
     recs = []
     for r in results:
         d = {f: getattr(r, f) for f in FIELDS if f not in ("tflops", "pct_cublas")}
-        d.update(tflops=r.tflops, pct_cublas=_pct(r, base.get((r.m, r.n, r.k))))
+        d.update(tflops=round(r.tflops, 4), pct_cublas=round(_pct(r, base.get((r.m, r.n, r.k))), 2))
         recs.append({f: (None if isinstance(d[f], float) and d[f] != d[f] else d[f]) for f in FIELDS})
     return recs
 
@@ -346,7 +349,7 @@ def load_results(src) -> dict:
     if recs and isinstance(recs[0], Result): recs = to_records(recs)
     return dict(environment={}, settings={}, results=recs)
 
-# %% ../nbs/13_bench.ipynb #f3bad2cf
+# %% ../nbs/13_bench.ipynb #f8ffa9bf
 def _caption(env: dict) -> str:
     bits = [env.get("gpu"), env.get("sm_clock_max_mhz") and f"SM clock max {env['sm_clock_max_mhz']} MHz",
             env.get("driver") and f"driver {env['driver']}", env.get("torch") and f"torch {env['torch']}",
@@ -373,7 +376,8 @@ def plot_results(src, out_dir, size=(4096, 4096, 4096)) -> dict:
     names = list(dict.fromkeys(r["kernel"] for r in recs))
     ours = [nm for nm in names if not any(r["peer"] for r in recs if r["kernel"] == nm)]
     import matplotlib
-    colors = {nm: matplotlib.colormaps["tab20"](i % 20) for i, nm in enumerate(ours)}
+    order = [*range(0, 20, 2), *range(1, 20, 2)]               # tab20's strong colours first, then the pale ones
+    colors = {nm: matplotlib.colormaps["tab20"](order[i % 20]) for i, nm in enumerate(ours)}
     colors.update({"cuBLAS fp32": "black", "Triton fp32": "tab:gray"})
 
     fig = Figure(figsize=(10, 6), layout="constrained")
@@ -421,7 +425,7 @@ def plot_results(src, out_dir, size=(4096, 4096, 4096)) -> dict:
         fig.savefig(paths["pct_plot"], dpi=120)
     return paths
 
-# %% ../nbs/13_bench.ipynb #b2433501
+# %% ../nbs/13_bench.ipynb #889775fb
 FRONT_SIZES = [(4096, 4096, 4096), (4092, 4092, 4092), (8192, 8192, 8192), (5120, 256, 5120)]
 
 def results_markdown(src=None, image_dir="benchmarks/results") -> str:
@@ -453,7 +457,8 @@ def results_markdown(src=None, image_dir="benchmarks/results") -> str:
             if i == 0: row.append(f"{r['tflops']:.1f}" if r and r["tflops"] is not None else "—")
             if r is None: row.append("—")
             elif r["pct_cublas"] is not None: row.append(f"{r['pct_cublas']:.0f}%")
-            else: row.append("skipped (slow)" if r["status"].startswith("skipped (slow)") else r["status"].split(":")[0])
+            elif r["status"] == "ok": row.append("—")
+            else: row.append("skipped (slow)" if r["status"].startswith("skipped (slow)") else r["status"].split(" (")[0].split(":")[0])
         lines.append("| " + " | ".join(row) + " |")
     pct = next((f"pct_cublas_{s[0]}.png" for s in cols if s[0] == s[1] == s[2]), None)
     lines += ["", f"![TF/s versus size]({image_dir}/tflops_vs_size.png)"]
@@ -461,12 +466,12 @@ def results_markdown(src=None, image_dir="benchmarks/results") -> str:
     lines += ["", f"All numbers: [`results.csv`]({image_dir}/results.csv), [`results.json`]({image_dir}/results.json)."]
     return "\n".join(lines) + "\n"
 
-# %% ../nbs/13_bench.ipynb #0ac06ce7
+# %% ../nbs/13_bench.ipynb #b1292448
 SIM_SIZE = (33, 47, 29)
 
 def main(argv=None) -> int:
     "`cudamm-bench`: verify, then time every registered kernel and its peers over a sweep of sizes; write table, CSV, JSON, plots."
-    p = argparse.ArgumentParser(prog="cudamm-bench", description=main.__doc__.strip("`"))
+    p = argparse.ArgumentParser(prog="cudamm-bench", description=main.__doc__.replace("`", ""))
     p.add_argument("--sizes", nargs="+", default=None, metavar="SIZE",
                    help="M (a square) or MxNxK each (default: 128 256 ... 8192 4092 5120x256x5120)")
     p.add_argument("--kernels", nargs="+", default=None, help=f"kernels to run (default all: {' '.join(REGISTRY)})")
@@ -506,5 +511,5 @@ def main(argv=None) -> int:
     for r in bad: print(f"{r.kernel} at {r.m}×{r.n}×{r.k}: {r.status}", file=sys.stderr)
     return 1 if bad else 0
 
-# %% ../nbs/13_bench.ipynb #b61b44b4
+# %% ../nbs/13_bench.ipynb #92b6a99e
 if __name__ == "__main__": sys.exit(main())

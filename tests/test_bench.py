@@ -1,0 +1,170 @@
+"""`cudamm-bench`: its files and plots from records (no GPU), its command line, and the simulator run of `main`."""
+import csv, json, math
+
+import pytest
+
+from cudamm.bench import (REGISTRY, Result, load_results, main, parse_size, plot_results, predict_ms, results_markdown,
+                          table, to_records, write_results)
+from cudamm.utils import simulating
+
+PNG = b"\x89PNG\r\n\x1a\n"
+ENV = dict(gpu="made-up GPU", driver="0.0", torch="0", numba_cuda="0", cudamm="0", date="2026-01-01T00:00:00")
+
+
+def fake_results():
+    "Invented numbers in the shape of a sweep (cuBLAS 50 TF/s, blocktile2d 28 TF/s, naive 1.4 TF/s)."
+    rs = []
+    for s in (128, 1024, 4092, 4096):
+        rs.append(Result("cuBLAS fp32", s, s, s, ms=2 * s**3 / 50e9, ms_min=0.9, ms_max=1.1, error=1e-6, peer=True))
+        rs.append(Result("Triton fp32", s, s, s, ms=2 * s**3 / 45e9, error=1e-6, peer=True))
+        rs.append(Result("naive", s, s, s, ms=2 * s**3 / 1.4e9, error=1e-6, config="BLOCK=32"))
+        rs.append(Result("blocktile2d", s, s, s, ms=2 * s**3 / 28e9, ms_min=1.0, ms_max=1.2, error=1e-6, config="BM=128"))
+    rs.append(Result("naive", 8192, 8192, 8192, status="skipped (slow): ~1.00 s per launch predicted"))
+    rs.append(Result("cuBLAS fp32", 5120, 256, 5120, ms=2 * 5120 * 256 * 5120 / 40e9, error=1e-6, peer=True))
+    rs.append(Result("blocktile2d", 5120, 256, 5120, ms=2 * 5120 * 256 * 5120 / 20e9, error=1e-6))
+    rs.append(Result("broken", 4096, 4096, 4096, error=0.5, status="wrong (rel. error 5.0e-01)"))
+    return rs
+
+
+def _strict_json(path):
+    def no_nan(c): raise ValueError(f"{c} in JSON")
+    return json.loads(path.read_text(), parse_constant=no_nan)
+
+
+def test_write_results_csv_json_png(tmp_path):
+    paths = write_results(fake_results(), tmp_path, settings=dict(reps=20), env=ENV)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pct_cublas_4096.png", "results.csv", "results.json",
+                                                          "tflops_vs_size.png"]
+    assert set(paths) == {"csv", "json", "tflops_plot", "pct_plot"}
+    for key in ("tflops_plot", "pct_plot"):
+        data = paths[key].read_bytes()
+        assert data.startswith(PNG) and len(data) > 10_000
+    rows = list(csv.DictReader(paths["csv"].open()))
+    assert len(rows) == len(fake_results()) and rows[0]["kernel"] == "cuBLAS fp32"
+    doc = _strict_json(paths["json"])                          # valid JSON: no NaN anywhere
+    assert doc["environment"]["gpu"] == "made-up GPU" and doc["settings"] == dict(reps=20)
+    by = {(r["kernel"], r["m"], r["n"], r["k"]): r for r in doc["results"]}
+    r = by["blocktile2d", 4096, 4096, 4096]
+    assert r["pct_cublas"] == pytest.approx(56.0) and r["tflops"] == pytest.approx(28.0) and r["config"] == "BM=128"
+    assert by["blocktile2d", 5120, 256, 5120]["pct_cublas"] == pytest.approx(50.0)   # against cuBLAS at that shape
+    slow = by["naive", 8192, 8192, 8192]
+    assert slow["ms"] is None and slow["pct_cublas"] is None and slow["status"].startswith("skipped (slow)")
+    assert by["broken", 4096, 4096, 4096]["tflops"] is None
+
+
+def test_plot_results_from_saved_json_and_records(tmp_path):
+    write_results(fake_results(), tmp_path / "a", env=ENV, plots=False)
+    assert not list((tmp_path / "a").glob("*.png"))
+    paths = plot_results(tmp_path / "a" / "results.json", tmp_path / "b")          # from the saved file
+    assert {p.name for p in paths.values()} == {"tflops_vs_size.png", "pct_cublas_4096.png"}
+    assert all(p.read_bytes().startswith(PNG) for p in paths.values())
+    # from plain records without 4096³: the bar chart falls back to the largest square with a cuBLAS baseline
+    recs = [r for r in to_records(fake_results()) if r["m"] != 4096]
+    paths = plot_results(recs, tmp_path / "c")
+    assert paths["pct_plot"].name == "pct_cublas_4092.png"
+    assert load_results(tmp_path / "a")["results"] == load_results(tmp_path / "a" / "results.json")["results"]
+
+
+def test_results_markdown(tmp_path):
+    write_results(fake_results(), tmp_path, env=ENV, plots=False)
+    md = results_markdown(tmp_path / "results.json")
+    assert "made-up GPU" in md and "verified against a float64 reference" in md
+    assert "| `blocktile2d` | 28.0 | 56% | 56% | 50% |" in md
+    assert "| `broken` | — | wrong | — | — |" in md
+    assert "![% of cuBLAS](benchmarks/results/pct_cublas_4096.png)" in md
+    ph = results_markdown(None)
+    assert ph.startswith("**Placeholder") and all(f"`{nm}`" in ph for nm in REGISTRY)
+
+
+def test_table_formats_every_status():
+    rs = [r for r in fake_results() if r.m == 4096] + [Result("odd", 4096, 4096, 4096, status="failed: boom")]
+    t = table(rs, header=False).splitlines()
+    assert t[0] == "4096×4096×4096" and "nan" not in "\n".join(t)
+    row = next(line for line in t if line.startswith("blocktile2d"))
+    assert "28.00" in row and "56.0%" in row and "1.000–1.200" in row
+    assert t[-1].startswith("odd") and t[-1].endswith("failed: boom")
+
+
+def test_sizes_and_prediction():
+    assert parse_size("4096") == (4096, 4096, 4096)
+    assert parse_size("5120x256x5120") == parse_size("5120×256×5120") == (5120, 256, 5120)
+    for bad in ("0", "12x3", "axbxc", "-4"):
+        with pytest.raises(ValueError): parse_size(bad)
+    hist = [(2 * 1024**3, 10.0), (2 * 4096**3, 700.0)]
+    assert predict_ms(hist, 2 * 8192**3) == pytest.approx(5600.0)     # scaled from the nearest point, 4096³
+    assert predict_ms(hist, 2 * 2048**3) == pytest.approx(80.0)       # nearer to 1024³ in log-FLOPs
+    assert math.isnan(predict_ms([], 1.0))
+
+
+def test_command_line_errors(capsys):
+    for argv in (["--sizes", "12x3"], ["--kernels", "no_such_kernel"], ["--peers", "mkl"]):
+        with pytest.raises(SystemExit) as e: main(argv)
+        assert e.value.code == 2
+    assert "no_such_kernel" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not simulating(), reason="the simulator path of main (on a GPU, main runs the sweep)")
+def test_main_in_simulator_checks_every_kernel(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(["--sizes", "4096"]) == 0
+    out = capsys.readouterr().out
+    assert "No CUDA GPU here" in out and "33×47×29" in out
+    rows = {line.split()[0]: line for line in out.splitlines()[3:] if line.strip()}
+    assert set(rows) == set(REGISTRY) and all(line.endswith("  ok") for line in rows.values())
+    assert not list(tmp_path.iterdir())                          # nothing timed, nothing written
+
+
+@pytest.mark.gpu
+def test_main_on_gpu_writes_everything(tmp_path):
+    out = tmp_path / "results"
+    assert main(["--sizes", "256", "300x200x100", "--kernels", "naive", "smem", "--reps", "5", "--out", str(out),
+                 "--no-progress"]) == 0
+    doc = _strict_json(out / "results.json")
+    assert {r["kernel"] for r in doc["results"]} >= {"cuBLAS fp32", "naive", "smem"}
+    assert all(r["status"] == "ok" and r["tflops"] > 0 for r in doc["results"])
+    assert (out / "tflops_vs_size.png").exists() and (out / "pct_cublas_256.png").exists()
+
+
+@pytest.fixture
+def fake_gpu(monkeypatch):
+    """The GPU path of the bench on the simulator: kernels really run (and are verified) at tiny sizes, but the
+    timer is fake (naive: 1 MFLOP/s, the rest 10 GFLOP/s) and cuBLAS is numpy. Exercises sweep, skips, files."""
+    import numpy as np
+    from cudamm import bench, utils
+    def fake_times(launch, warmup=3, reps=20, flush=True):
+        owner = getattr(launch.func, "__self__", None)
+        name = owner.name if owner is not None else "peer"
+        (m, k), n = launch.args[0].shape, launch.args[1].shape[1]
+        return np.full(reps, 2 * m * n * k / (1e3 if name == "naive" else 1e7))   # ms
+    def numpy_cublas(a, b, c): c.copy_to_device((utils.to_h(a) @ utils.to_h(b)).astype(np.float32))
+    monkeypatch.setattr(bench, "simulating", lambda: False)
+    monkeypatch.setattr(bench, "_reference", utils.reference)
+    monkeypatch.setattr(bench, "cuda_event_times", fake_times)
+    monkeypatch.setitem(bench.PEERS, "cublas", ("cuBLAS fp32", numpy_cublas))
+    monkeypatch.setattr(bench, "environment_info", lambda: dict(ENV, triton=None, numpy="0", compute_capability="0"))
+    monkeypatch.setattr(bench, "gpu_clocks", lambda: dict(sm_clock_max_mhz=1))
+
+
+@pytest.mark.skipif(not simulating(), reason="fakes the GPU path on the simulator")
+def test_sweep_skips_slow_kernels_and_writes(fake_gpu, tmp_path, capsys):
+    from cudamm.bench import sweep
+    # naive at 16³ would take 8.2 ms × (3 + 20) = 0.19 s, predicted from 8³: over max_seconds=0.1, not even run
+    res = sweep([(8, 8, 8), (16, 16, 16), (5, 7, 3)], ["naive", "smem"], ["cublas"], max_seconds=0.1, progress=False)
+    got = {(r.kernel, r.m): r for r in res}
+    assert len(res) == 9 and got["cuBLAS fp32", 8].peer and got["smem", 8].config == f"TILE={REGISTRY['smem'].defaults['TILE']}"
+    assert got["naive", 8].status == "ok" and got["naive", 8].ms == pytest.approx(1.024) and got["naive", 8].error < 1e-6
+    assert got["naive", 16].status == "skipped (slow): ~0.01 s per launch predicted" and math.isnan(got["naive", 16].ms)
+    assert got["naive", 5].status == "ok" and got["smem", 16].status == "ok"
+    assert "skipped (slow)" in capsys.readouterr().out
+    # where nothing predicts it, the one-launch probe after verification skips it
+    res = sweep([(16, 16, 16)], ["naive"], [], max_seconds=0.1, progress=False, show=False)
+    assert res[0].status == "skipped (slow): 0.01 s per launch" and res[0].error < 1e-6
+    # and the command writes the table, CSV, JSON and both plots
+    assert main(["--sizes", "8", "4x5x6", "--kernels", "naive", "--peers", "cublas", "--out", str(tmp_path),
+                 "--no-progress"]) == 0
+    doc = _strict_json(tmp_path / "results.json")
+    assert [(r["kernel"], r["m"], r["pct_cublas"]) for r in doc["results"]] == [
+        ("cuBLAS fp32", 8, 100.0), ("naive", 8, 0.01), ("cuBLAS fp32", 4, 100.0), ("naive", 4, 0.01)]
+    assert doc["settings"]["sizes"] == ["8x8x8", "4x5x6"] and doc["environment"]["sm_clock_max_mhz"] == 1
+    assert {p.name for p in tmp_path.iterdir()} == {"results.csv", "results.json", "tflops_vs_size.png",
+                                                    "pct_cublas_8.png"}

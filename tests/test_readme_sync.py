@@ -1,0 +1,70 @@
+"""README.md must say what the course's front page (nbs/index.ipynb) says: `tools/sync_readme.py` copies the
+marked blocks; this fails when someone edited one side only."""
+import importlib.util, json, shutil
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+_spec = importlib.util.spec_from_file_location("sync_readme", ROOT / "tools" / "sync_readme.py")
+sync_readme = importlib.util.module_from_spec(_spec); _spec.loader.exec_module(sync_readme)
+
+
+def test_readme_in_step_with_index():
+    bad = sync_readme.check(ROOT)
+    assert not bad, (f"README.md differs from nbs/index.ipynb in the block(s) {bad}: edit nbs/index.ipynb, then run "
+                     "`python tools/sync_readme.py`")
+    assert set(sync_readme.blocks(sync_readme.index_markdown(ROOT / "nbs" / "index.ipynb"))) == {
+        "about", "setup", "chapters", "results"}
+
+
+def test_ci_reads_the_commands_from_the_readme():
+    "`.ci/run` takes the line two after `<!-- test-command -->`; the synced setup block must keep that shape."
+    lines = (ROOT / "README.md").read_text().splitlines()
+    for marker, command in (("<!-- test-command -->", 'pip install -e ".[dev]" && nbdev-test --n-workers 2 && pytest'),
+                            ("<!-- run-command -->", "pip install -e . && cudamm-bench")):
+        i = lines.index(marker)
+        assert lines[i + 1] == "```" and lines[i + 2] == command
+
+
+def test_every_chapter_listed():
+    chapters = sync_readme.blocks((ROOT / "README.md").read_text())["chapters"]
+    for nb in sorted(ROOT.glob("nbs/[0-9]*.ipynb")):
+        assert f"`{nb.stem}`" in chapters, f"{nb.name} is missing from the chapter list in nbs/index.ipynb"
+
+
+@pytest.fixture
+def copy(tmp_path):
+    (tmp_path / "nbs").mkdir()
+    shutil.copy(ROOT / "README.md", tmp_path)
+    shutil.copy(ROOT / "nbs" / "index.ipynb", tmp_path / "nbs")
+    return tmp_path
+
+
+def test_drift_is_found_and_repaired(copy, capsys):
+    readme = copy / "README.md"
+    readme.write_text(readme.read_text().replace("| `01_naive` |", "| `01_naive_renamed` |"))
+    assert sync_readme.check(copy) == ["chapters"]
+    assert sync_readme.main(["--check", "--root", str(copy)]) == 1
+    assert "01_naive_renamed" in capsys.readouterr().out                  # the diff is shown
+    assert sync_readme.sync(copy) and sync_readme.check(copy) == []
+    assert readme.read_text() == (ROOT / "README.md").read_text()
+    readme.write_text(readme.read_text().replace("<!-- /chapters -->\n", "").replace("<!-- chapters -->\n", ""))
+    with pytest.raises(SystemExit, match="lacks the block"): sync_readme.check(copy)
+
+
+def test_results_from_a_sweep(copy, tmp_path):
+    from cudamm.bench import Result, write_results
+    rs = [Result("cuBLAS fp32", 4096, 4096, 4096, ms=2.75, error=1e-6, peer=True),
+          Result("naive", 4096, 4096, 4096, ms=100.0, error=1e-6)]
+    write_results(rs, tmp_path / "res", env=dict(gpu="made-up GPU", date="2026-01-01"), plots=False)
+    src = copy / "index.py"
+    src.write_text("# %% [markdown]\n# ## Results\n#\n# <!-- results -->\n# old\n# <!-- /results -->\n")
+    sync_readme.main(["--root", str(copy), "--results", str(tmp_path / "res" / "results.json"), "--authoring", str(src)])
+    assert sync_readme.check(copy) == []
+    nb = sync_readme.blocks(sync_readme.index_markdown(copy / "nbs" / "index.ipynb"))["results"]
+    md = sync_readme.blocks((copy / "README.md").read_text())["results"]
+    assert "](../benchmarks/results/pct_cublas_4096.png)" in nb and "](benchmarks/results/pct_cublas_4096.png)" in md
+    assert "| `naive` | 1.4 | 3% |" in md and "made-up GPU" in md and "Placeholder" not in md
+    assert "# | `naive` | 1.4 | 3% |" in src.read_text() and "old" not in src.read_text()
+    json.loads((copy / "nbs" / "index.ipynb").read_text())          # still a notebook
