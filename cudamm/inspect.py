@@ -39,7 +39,9 @@ def ptx_counts(ptx: str) -> dict:
 
 # %% ../nbs/11_inspect.ipynb #fb3d31fa
 def _nvidia_tool(name: str) -> str | None:
-    "Path of a CUDA tool: the pip wheels first (what numba uses), then PATH and CUDA_HOME."
+    """Path of a CUDA tool: `$CUDAMM_<NAME>` if set (say, `CUDAMM_PTXAS=/usr/local/cuda/bin/ptxas` to match the
+    driver's compiler), else the pip wheels (what numba uses without a GPU), then CUDA_HOME and PATH."""
+    if os.environ.get(f"CUDAMM_{name.upper()}"): return os.environ[f"CUDAMM_{name.upper()}"]
     try:
         import nvidia
         for root in nvidia.__path__:
