@@ -80,29 +80,40 @@ def _contiguous(x, kind) -> bool:
     return bool(x.flags.c_contiguous)
 
 # %% ../nbs/12_matmul.ipynb #e1c039e0
-MATMUL_KERNELS = ("warptile", "doublebuffer", "vectorize", "blocktile2d", "smem")   # candidates, best first
+MATMUL_KERNELS = ("pipelined", "warptile", "doublebuffer", "vectorize", "blocktile2d", "smem")   # best first
 
 _choices: dict = {}
 
-def choose_kernel(m: int, n: int, k: int, kernel=None, config=None) -> tuple[KernelSpec, dict]:
-    "The kernel description and configuration `matmul` uses for m×n×k (`kernel`/`config` force them)."
+def _config_for(spec: KernelSpec, m: int, n: int, k: int, tune: bool) -> dict:
+    "The tuned configuration from the cache; a search (minutes) only with `tune=True`; else the defaults."
+    if tune: return _tuner.best_config(spec, m, n, k)
+    entry = _tuner.cached_entry(spec, m, n, k)
+    try: return spec.check(entry["config"]) if entry else spec.check()
+    except (ValueError, TypeError, KeyError): return spec.check()     # a stale cache entry: the defaults
+
+def choose_kernel(m: int, n: int, k: int, kernel=None, config=None, tune: bool = False) -> tuple[KernelSpec, dict]:
+    """The kernel description and configuration `matmul` uses for m×n×k (`kernel`/`config` force them).
+    Only what the autotune cache already knows is used, so a first call never waits for a search: without a cache
+    entry it is the first of `MATMUL_KERNELS` at its defaults. `tune=True` searches what is missing first."""
     if kernel is not None:
         spec = kernel if isinstance(kernel, KernelSpec) else get_kernel(kernel)
-        return spec, (spec.check(config) if config is not None else _tuner.best_config(spec, m, n, k))
+        return spec, (spec.check(config) if config is not None else _config_for(spec, m, n, k, tune))
     if config is not None: raise ValueError("config= needs kernel= too: a configuration belongs to one kernel")
     names = [n_ for n_ in MATMUL_KERNELS if n_ in REGISTRY]
-    bucket = _tuner.size_bucket(m, n, k)
-    if bucket in _choices: return _choices[bucket]
-    if simulating(): choice = (get_kernel(names[0]), get_kernel(names[0]).check())
-    else:
+    key = (_tuner.size_bucket(m, n, k), tune)
+    if key in _choices: return _choices[key]
+    choice = (get_kernel(names[0]), get_kernel(names[0]).check())
+    if not simulating():
         timed = []
         for name in names:
-            cfg = _tuner.best_config(name, m, n, k)
-            entry = _tuner.cached_entry(name, m, n, k) or {}
-            timed.append((entry.get("ms", float("inf")), name, cfg))
-        _, name, cfg = min(timed, key=lambda t: t[0])
+            cfg = _config_for(get_kernel(name), m, n, k, tune)
+            entry = _tuner.cached_entry(name, m, n, k)
+            timed.append((entry.get("ms", float("inf")) if entry else float("inf"), name, cfg))
+        # compare times only when every candidate was tuned at this size (one tuned `smem` must not win by default)
+        if all(ms < float("inf") for ms, _, _ in timed): _, name, cfg = min(timed, key=lambda t: t[0])
+        else: _, name, cfg = timed[0]
         choice = (get_kernel(name), cfg)
-    _choices[bucket] = choice
+    _choices[key] = choice
     return choice
 
 # %% ../nbs/12_matmul.ipynb #56317836
@@ -159,17 +170,19 @@ def _torch_fast_path(a, b):
     run(a.data_ptr(), b.data_ptr(), c.data_ptr(), torch.cuda.current_stream(a.device).cuda_stream)
     return c
 
-def matmul(a, b, out=None, *, kernel=None, config=None, stream=None):
+def matmul(a, b, out=None, *, kernel=None, config=None, stream=None, tune=False):
     """`a @ b` in float32 on the GPU, returned as the caller's kind of array.
 
     - torch CUDA tensors, CuPy arrays, numba device arrays: no copy; launched on torch's / CuPy's current stream
       (or `stream`, a numba stream). Non-contiguous torch/CuPy views are copied to a contiguous array first.
     - numpy arrays (and CPU torch tensors): copied to the GPU, computed, and copied back into a new array (or `out`).
-    - `kernel=None` picks the fastest registered kernel and configuration for the shape (autotune cache);
-      `kernel="smem"` forces one, `config={...}` its parameters.
+    - `kernel=None` picks the fastest registered kernel and configuration the autotune cache knows for the shape
+      (without an entry: chapter 14's `pipelined` at its defaults); `kernel="smem"` forces one, `config={...}` its
+      parameters. `tune=True` first searches the kernels' tuning spaces where the cache has no entry (minutes, once
+      per GPU and size bucket; the result is kept in the cache file).
     Without a GPU, run with `NUMBA_ENABLE_CUDASIM=1` (cudamm sets it when it finds no GPU) to compute on the CPU in
     numba's simulator, slowly."""
-    if out is None and kernel is None and config is None and stream is None and not simulating():
+    if out is None and kernel is None and config is None and stream is None and not tune and not simulating():
         c = _torch_fast_path(a, b)
         if c is not None: return c
     kind, m, n, k = _validate(a, b, out)
@@ -179,7 +192,7 @@ def matmul(a, b, out=None, *, kernel=None, config=None, stream=None):
     if m == 0 or n == 0 or k == 0:                              # nothing to multiply: an empty or zero result
         if out is None: return _empty_like_result(a, kind, m, n, zeros=True)
         _zero(out, kind); return out
-    spec, cfg = choose_kernel(m, n, k, kernel, config)
+    spec, cfg = choose_kernel(m, n, k, kernel, config, tune)
     host = kind == "numpy" or (kind == "torch" and not a.is_cuda)
     if host:
         na, nb = (np.ascontiguousarray(x.numpy() if kind == "torch" else x) for x in (a, b))
