@@ -32,6 +32,9 @@ if "NUMBA_ENABLE_CUDASIM" not in os.environ and "numba.cuda" not in sys.modules 
     warnings.warn("No CUDA GPU found: cudamm runs kernels in numba's CUDA simulator on the CPU (exact but slow: "
                   "keep sizes under ~130). Set NUMBA_ENABLE_CUDASIM=0 to turn this off.", stacklevel=2)
 
+# Tests and demos launch tiny grids on purpose; numba's low-occupancy warning on each would bury their outputs.
+os.environ.setdefault("NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS", "0")
+
 from numba import cuda, float32
 
 # %% ../nbs/00_utils.ipynb #7d36779a
