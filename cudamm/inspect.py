@@ -9,7 +9,7 @@ __all__ = ['SASS_GROUPS', 'SM_LIMITS', 'SIGNATURE', 'ptx_counts', 'ptxas_info', 
            'resolve', 'inspect_many', 'inspect', 'lint', 'reports_table', 'main']
 
 # %% ../nbs/11_inspect.ipynb #727a8281
-import dataclasses, json, os, re, shutil, subprocess, sys, tempfile
+import contextlib, copy, dataclasses, json, os, queue, re, shutil, subprocess, sys, tempfile, threading, traceback
 from collections import Counter
 from pathlib import Path
 
@@ -142,6 +142,36 @@ class Report:
     def to_json(self) -> dict: return dataclasses.asdict(self)
 
 # %% ../nbs/11_inspect.ipynb #f51c33d6
+def _child_env():
+    "The environment of a child interpreter: the simulator off, and the modules this process sees (\"module:attribute\" kernels)."
+    return {**os.environ, "NUMBA_ENABLE_CUDASIM": "0", "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+
+@contextlib.contextmanager
+def _fast_inlining():
+    "While active, numba-cuda copies a device function's IR for inlining with one deepcopy memo for all its blocks."
+    try:
+        from numba.cuda.core import inline_closurecall as icc, ir
+        original = icc.InlineWorker.inline_ir
+    except (ImportError, AttributeError): icc = None
+    if icc is None or getattr(icc, "copy", None) is not copy:
+        yield; return
+
+    class OneMemoPerScope:                          # what `inline_ir` sees as its `copy` module
+        def __init__(self): self.memos = {}
+        def __getattr__(self, name): return getattr(copy, name)
+        def deepcopy(self, x, memo=None):
+            if memo is None and isinstance(x, ir.Block): memo = self.memos.setdefault(id(x.scope), {})
+            return copy.deepcopy(x, memo)
+
+    def inline_ir(self, *args, **kwargs):
+        icc.copy = OneMemoPerScope()                # fresh memos for each function inlined
+        try: return original(self, *args, **kwargs)
+        finally: icc.copy = copy
+    icc.InlineWorker.inline_ir = inline_ir
+    try: yield
+    finally: icc.InlineWorker.inline_ir = original
+
+# %% ../nbs/11_inspect.ipynb #6cf3afd6
 def resolve(kernel):
     "A kernel description from a registered name, a `\"module:attribute\"` reference, or a `KernelSpec` itself."
     if not isinstance(kernel, str): return kernel
@@ -155,7 +185,7 @@ def _inspect_here(name, config, cc, keep_ptx):
     spec = resolve(name)
     cfg = spec.check(config)
     opts = {k: v for k, v in (spec.jit_options(cfg) if spec.jit_options else {}).items() if k in _PTX_OPTIONS}
-    ptx, _ = cuda.compile_ptx(spec.body(cfg), SIGNATURE, cc=cc, **opts)
+    with _fast_inlining(): ptx, _ = cuda.compile_ptx(spec.body(cfg), SIGNATURE, cc=cc, **opts)
     threads = 1
     for t in spec.block(cfg): threads *= t
     rep = Report(spec.name, dict(cfg), tuple(cc), spec.accumulator, spec.vector_loads, threads, **ptx_counts(ptx))
@@ -168,26 +198,47 @@ def _inspect_here(name, config, cc, keep_ptx):
     if keep_ptx: rep.ptx = ptx
     return rep
 
+def _worker():
+    "Child side of `_inspect_in_subprocess`: a JSON job `[kernel, config, cc, keep_ptx]` per input line, a JSON report per output line."
+    for line in sys.stdin:
+        name, config, cc, keep_ptx = json.loads(line)
+        try: out = _inspect_here(name, config, tuple(cc), keep_ptx).to_json()
+        except Exception: out = {"error": traceback.format_exc()}
+        print(json.dumps(out), flush=True)
+
 def _inspect_in_subprocess(jobs, cc, keep_ptx):
-    "Run the reports in fresh interpreters with the simulator off (the simulator has no `compile_ptx`), one per core."
-    # the child sees the modules this process sees, so "module:attribute" kernels resolve there too
-    env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "0", "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
-    n = max(1, min(len(jobs), os.cpu_count() or 1))
-    chunks = [list(range(i, len(jobs), n)) for i in range(n)]          # interleaved: slow kernels spread out
-    procs = []
-    for idx in chunks:
-        cmd = [sys.executable, "-m", "cudamm.inspect", "--json", "--cc", f"{cc[0]}.{cc[1]}"] + (["--ptx"] if keep_ptx else [])
-        cmd += ["--jobs", json.dumps([[jobs[i][0], dict(jobs[i][1] or {})] for i in idx])]
-        procs.append(subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env))
-    reports = [None] * len(jobs)
-    for idx, proc in zip(chunks, procs):
-        out, err = proc.communicate()
-        if proc.returncode: raise RuntimeError(f"inspect subprocess failed:\n{err[-3000:]}")
-        for i, d in zip(idx, json.loads(out)): reports[i] = Report(**{**d, "cc": tuple(d["cc"])})
+    """Run the reports in fresh interpreters with the simulator off (the simulator has no `compile_ptx`), one per core,
+    each taking the next job when it is done with one: later chapters' kernels are the slow ones, so they go first."""
+    todo = queue.SimpleQueue()
+    for i in reversed(range(len(jobs))): todo.put(i)
+    reports, errors = [None] * len(jobs), []
+    def serve():
+        with tempfile.TemporaryFile("w+") as err:
+            proc = subprocess.Popen([sys.executable, "-m", "cudamm.inspect", "--worker"], stdin=subprocess.PIPE,
+                                    stdout=subprocess.PIPE, stderr=err, text=True, env=_child_env())
+            try:
+                while not errors:
+                    try: i = todo.get_nowait()
+                    except queue.Empty: break
+                    proc.stdin.write(json.dumps([jobs[i][0], dict(jobs[i][1] or {}), list(cc), keep_ptx]) + "\n")
+                    proc.stdin.flush()
+                    d = json.loads(proc.stdout.readline() or "null")
+                    if d is None: raise RuntimeError("inspect subprocess died")
+                    if "error" in d: raise RuntimeError(f"inspect of {jobs[i][0]} failed:\n{d['error'][-3000:]}")
+                    reports[i] = Report(**{**d, "cc": tuple(d["cc"])})
+            except Exception as e:
+                err.seek(0); errors.append(f"{e}\n{err.read()[-3000:]}")
+            finally:
+                with contextlib.suppress(OSError): proc.stdin.close()
+                proc.wait()
+    threads = [threading.Thread(target=serve) for _ in range(max(1, min(len(jobs), os.cpu_count() or 1)))]
+    for t in threads: t.start()
+    for t in threads: t.join()
+    if errors: raise RuntimeError(errors[0])
     return reports
 
 def inspect_many(jobs, cc=(9, 0), keep_ptx=False) -> list[Report]:
-    "Reports for `(kernel, config)` pairs (kernel: a registered name or `\"module:attribute\"`); one subprocess under the simulator."
+    "Reports for `(kernel, config)` pairs (kernel: a registered name or `\"module:attribute\"`); in subprocesses under the simulator."
     if simulating():
         for n, _ in jobs:
             if not isinstance(n, str): raise TypeError("under the simulator, name kernels by registry name or \"module:attribute\"")
@@ -233,12 +284,11 @@ def main(argv=None):
     p.add_argument("kernels", nargs="*", help="registered kernel names or module:attribute references (default: all)")
     p.add_argument("--cc", default="9.0", help="compute capability to compile for (default 9.0, the H100)")
     p.add_argument("--json", action="store_true", help="print the reports as JSON")
-    p.add_argument("--ptx", action="store_true", help=argparse.SUPPRESS)
-    p.add_argument("--jobs", help=argparse.SUPPRESS)
+    p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
+    if args.worker: return _worker()
     cc = tuple(int(x) for x in args.cc.split("."))
-    jobs = json.loads(args.jobs) if args.jobs else [(n, None) for n in (args.kernels or REGISTRY)]
-    reports = inspect_many(jobs, cc, keep_ptx=args.ptx)
+    reports = inspect_many([(n, None) for n in (args.kernels or REGISTRY)], cc)
     if args.json:
         print(json.dumps([r.to_json() for r in reports])); return 0
     bad = 0
