@@ -443,7 +443,7 @@ def results_markdown(src=None, image_dir="benchmarks/results") -> str:
     by = {(r["kernel"], r["m"], r["n"], r["k"]): r for r in recs}
     names = list(dict.fromkeys(r["kernel"] for r in recs))
     method = ("torch.profiler (mean)" if st.get("profiler") else
-              f"CUDA events, median of {st.get('reps', 20)} launches after a warm-up, L2 flushed before each")
+              f"CUDA events, median of {st.get('reps', 20)} launches after a warm-up, L2 flushed before each, host launch time kept out")
     lines = [f"Measured with `cudamm-bench` on {_caption(env)}. Every kernel verified against a float64 reference "
              f"before it was timed; {method}; cuBLAS in fp32 with TF32 off, in the same run"
              + ("; kernels in their tuned configurations" if st.get("tuned") else "; kernels in their default configurations (as the chapters show them)")

@@ -10,7 +10,7 @@ __all__ = ['gpu_available', 'simulating', 'repair_simulator', 'cdiv', 'to_d', 't
            'cuda_mean_runtime', 'gpu_inputs', 'tflops', 'measure_runtime', 'cublas_fp32']
 
 # %% ../nbs/00_utils.ipynb #44f395d5
-import ctypes, math, os, statistics, sys, threading, warnings
+import ctypes, gc, math, os, statistics, sys, threading, time, warnings
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -170,16 +170,37 @@ def _fill_kernel(buf):
     if i < buf.size: buf[i] = float32(i)
 
 # %% ../nbs/00_utils.ipynb #e9d55872
+@cuda.jit
+def _hold_gpu(us):
+    "One GPU thread sleeps about `us` microseconds, so the host can queue the timed launch behind it."
+    for _ in range(us): cuda.nanosleep(1000)
+
+def _hold_us(host_seconds: float) -> int:
+    "How long to hold the GPU: 4× the host's time for one call of the timed function, 0.2 to 20 ms."
+    return int(min(max(4e6 * host_seconds, 200), 20_000))
+
+def _warm_up(fn, warmup: int) -> int:
+    "Call `fn` `warmup` times; the GPU hold (µs) that covers the host time of the last call (1 ms if none)."
+    host = 250e-6
+    for _ in range(warmup):
+        t = time.perf_counter(); fn(); host = time.perf_counter() - t
+    return _hold_us(host)
+
 def cuda_event_times(fn: Callable[[], object], warmup: int = 3, reps: int = 30, flush: bool = True) -> np.ndarray:
     "Milliseconds of each of `reps` timed calls of `fn` (which launches GPU work), after `warmup` untimed calls."
     _require_gpu("cuda_event_times")
-    for _ in range(warmup): fn()
-    times = []
-    for _ in range(reps):
-        if flush: flush_l2()
-        start, end = cuda.event(), cuda.event()
-        start.record(); fn(); end.record(); end.synchronize()
-        times.append(cuda.event_elapsed_time(start, end))
+    hold = _warm_up(fn, warmup)
+    times, gc_was_on = [], gc.isenabled()
+    gc.disable()
+    try:
+        for _ in range(reps):
+            if flush: flush_l2()
+            _hold_gpu[1, 1](hold)                       # the GPU waits here while the host queues the rest
+            start, end = cuda.event(), cuda.event()
+            start.record(); fn(); end.record(); end.synchronize()
+            times.append(cuda.event_elapsed_time(start, end))
+    finally:
+        if gc_was_on: gc.enable()
     return np.array(times)
 
 def cuda_event_time(fn: Callable[[], object], warmup: int = 3, reps: int = 30, flush: bool = True) -> float:
@@ -189,7 +210,9 @@ def cuda_event_time(fn: Callable[[], object], warmup: int = 3, reps: int = 30, f
 def cuda_mean_runtime(fn: Callable[[], object], warmup: int = 3, reps: int = 10) -> float:
     "Mean milliseconds of `fn` over `reps` back-to-back calls between two CUDA events (the seeds' timer)."
     _require_gpu("cuda_mean_runtime")
-    for _ in range(warmup): fn()
+    hold = _warm_up(fn, warmup)
+    cuda.synchronize()
+    _hold_gpu[1, 1](min(hold * reps, 100_000))
     start, end = cuda.event(), cuda.event()
     start.record()
     for _ in range(reps): fn()

@@ -38,6 +38,17 @@ def test_timers_return_milliseconds():
     assert 0 < cuda_event_time(lambda: get_kernel("smem").launch(a, b, c)) < 100
 
 
+def test_event_timer_leaves_the_host_launch_time_out():
+    "A launch whose host side takes 2 ms times the same as a quick one: the events bracket the kernel alone."
+    import time
+    spec, (a, b, c) = get_kernel("smem"), gpu_inputs(128, 128, 128)
+    def slow_host():
+        time.sleep(0.002)
+        spec.launch(a, b, c)
+    quick, slow = cuda_event_time(lambda: spec.launch(a, b, c)), cuda_event_time(slow_host)
+    assert quick < 0.05 and slow < 0.05, (quick, slow)      # a 128³ product takes ~10 µs; the sleep 2000 µs
+
+
 def test_measure_runtime_takes_a_raw_kernel():
     from numba import float32
 

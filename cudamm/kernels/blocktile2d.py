@@ -77,11 +77,12 @@ def blocktile2d_signed(BM, BN, BK, TM, TN):
 @autotune("BM, BN", [(64, 64), (128, 64), (64, 128), (128, 128)])
 @autotune("BK", [8, 16])
 @autotune("TM, TN", [(4, 4), (8, 4), (4, 8), (8, 8)])
-def blocktile2d(BM, BN, BK, TM, TN):
-    "Kernel 5: each of `(BM/TM)·(BN/TN)` threads computes a TM×TN block; flat aligned tiles, unsigned indices."
+@autotune("KV", [1, 4, 8])
+def blocktile2d(BM, BN, BK, TM, TN, KV=1):
+    "Kernel 5: each of `(BM/TM)·(BN/TN)` threads computes a TM×TN block; flat aligned tiles, unsigned indices, KV k-steps per load."
     NT = (BM // TM) * (BN // TN)
-    A_SIZE, B_SIZE, ACC = BM * BK, BK * BN, TM * TN
-    bm, bn, bk, tm, tn = uint32(BM), uint32(BN), uint32(BK), uint32(TM), uint32(TN)
+    A_SIZE, B_SIZE, ACC, RM, RN = BM * BK, BK * BN, TM * TN, TM * KV, KV * TN   # array shapes: plain constants
+    bm, bn, bk, tm, tn, kv = uint32(BM), uint32(BN), uint32(BK), uint32(TM), uint32(TN), uint32(KV)
     t_cols = uint32(BN // TN)
     a_passes, a_step = uint32(BM * BK // NT), uint32(NT // BK)
     b_passes, b_step = uint32(BK * BN // NT), uint32(NT // BN)
@@ -98,8 +99,8 @@ def blocktile2d(BM, BN, BK, TM, TN):
         b_row, b_col = tid // bn, tid % bn
         b_src = min(col0 + b_col, n - one)               # clamped once
         acc = cuda.local.array(ACC, float32)             # TM×TN, row-major; constant indices keep it in registers
-        reg_m = cuda.local.array(TM, float32)
-        reg_n = cuda.local.array(TN, float32)
+        reg_m = cuda.local.array(RM, float32)            # KV values of k for each of TM rows of A
+        reg_n = cuda.local.array(RN, float32)            # TN values of B for each of KV values of k
         for i in range(ACC): acc[i] = float32(0)
 
         kt = k % bk                                      # the first tile takes the K remainder
@@ -121,12 +122,15 @@ def blocktile2d(BM, BN, BK, TM, TN):
                     r = b_row + p * b_step
                     b_tile[r * bn + b_col] = b[k0 + r, b_src]
             cuda.syncthreads()
-            for kk in range(bk):
-                for i in range(tm): reg_m[i] = a_tile[(t_row * tm + i) * bk + kk]
-                for j in range(tn): reg_n[j] = b_tile[kk * bn + t_col * tn + j]   # TN neighbours: .v4 loads
-                for i in range(tm):
-                    for j in range(tn):
-                        acc[i * tn + j] += reg_m[i] * reg_n[j]
+            for kk in range(zero, bk, kv):               # KV steps of k at a time (KV=1: Boehm's loop)
+                for i in range(tm):                      # KV neighbours in a row of A: 16-byte loads
+                    for u in range(kv): reg_m[i * kv + u] = a_tile[(t_row * tm + i) * bk + kk + u]
+                for u in range(kv):                      # TN neighbours in a row of B: 16-byte loads
+                    for j in range(tn): reg_n[u * tn + j] = b_tile[(kk + u) * bn + t_col * tn + j]
+                for u in range(kv):
+                    for i in range(tm):
+                        for j in range(tn):
+                            acc[i * tn + j] += reg_m[i * kv + u] * reg_n[u * tn + j]
             cuda.syncthreads()
             k0 += kt
             kt = bk
@@ -151,16 +155,18 @@ _constraints_2d = (
     ("the thread count (BM/TM)*(BN/TN) must be a multiple of BK and of BN (each thread copies A and B "
      "from one tile column)", lambda c: _nthreads_2d(c) % c.BK == 0 and _nthreads_2d(c) % c.BN == 0))
 
-def _spec_2d(name, factory, description):
+def _spec_2d(name, factory, description, **extra):
     return register(KernelSpec(
-        name, "05_blocktile2d", factory, dict(BM=64, BN=128, BK=16, TM=8, TN=4),
+        name, "05_blocktile2d", factory, dict(BM=64, BN=128, BK=16, TM=8, TN=4, **extra),
         block=lambda cfg: (_nthreads_2d(cfg),),
         grid=lambda cfg, m, n, k: cdiv((n, m), (cfg.BN, cfg.BM)),
-        constraints=_constraints_2d,
+        constraints=_constraints_2d + (
+            ("BK must be a multiple of KV (the k loop steps by KV)", lambda c: c.BK % c.get("KV", 1) == 0),),
         static_smem=lambda cfg: (cfg.BM + cfg.BN) * cfg.BK * 4,
         description=description))
 
 blocktile2d_signed_spec = _spec_2d("blocktile2d_signed", blocktile2d_signed,
     "2D blocktiling written naively (2D arrays, signed indices): the slow demonstration")
 blocktile2d_spec = _spec_2d("blocktile2d", blocktile2d,
-    "2D blocktiling: TM×TN per thread, flat aligned tiles, unsigned indices (Boehm's kernel 5)")
+    "2D blocktiling: TM×TN per thread, flat aligned tiles, unsigned indices, KV k-steps per load (Boehm's kernel 5)",
+    KV=8)

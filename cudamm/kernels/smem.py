@@ -16,22 +16,29 @@ from .core import KernelSpec, autotune, register
 @autotune("TILE", [8, 16, 32])
 def smem(TILE):
     "Kernel 3: `TILE`×`TILE` threads compute a `TILE`×`TILE` tile of C from shared-memory tiles of A and B."
+    tile, zero, one = uint32(TILE), uint32(0), uint32(1)
     def kernel(a, b, c):
         a_tile = cuda.shared.array((TILE, TILE), float32, alignment=16)
         b_tile = cuda.shared.array((TILE, TILE), float32, alignment=16)
         tx, ty = uint32(cuda.threadIdx.x), uint32(cuda.threadIdx.y)
-        row, col = uint32(cuda.blockIdx.y) * TILE + ty, uint32(cuda.blockIdx.x) * TILE + tx
-        m, k = a.shape
-        n = b.shape[1]
+        row, col = uint32(cuda.blockIdx.y) * tile + ty, uint32(cuda.blockIdx.x) * tile + tx
+        m, k, n = uint32(a.shape[0]), uint32(a.shape[1]), uint32(b.shape[1])
+        a_row, b_col = min(row, m - one), min(col, n - one)   # clamped once: past the edge, read a valid element
         acc = float32(0)
-        for k0 in range(0, k, TILE):
-            # each thread copies one element of each tile; zeros outside the matrices
-            a_tile[ty, tx] = a[row, k0 + tx] if row < m and k0 + tx < k else float32(0)
-            b_tile[ty, tx] = b[k0 + ty, col] if k0 + ty < k and col < n else float32(0)
-            cuda.syncthreads()                  # the tiles are complete
+        kt = k % tile                       # the first tile takes the K remainder, zeros past K
+        if kt == zero and k > zero: kt = tile
+        a_tile[ty, tx] = a[a_row, tx] if tx < kt else float32(0)
+        b_tile[ty, tx] = b[ty, b_col] if ty < kt else float32(0)
+        k0 = kt
+        while True:
+            cuda.syncthreads()              # the tiles are complete
             for i in range(TILE):
                 acc += a_tile[ty, i] * b_tile[i, tx]
-            cuda.syncthreads()                  # everyone is done with them before the next copy
+            cuda.syncthreads()              # everyone is done with them before the next copy
+            if k0 >= k: break
+            a_tile[ty, tx] = a[a_row, k0 + tx]  # full tiles: no tests at all
+            b_tile[ty, tx] = b[k0 + ty, b_col]
+            k0 += tile
         if row < m and col < n:
             c[row, col] = acc
     return kernel
@@ -39,7 +46,7 @@ def smem(TILE):
 def _tiles_over_c(cfg, m, n, k): return cdiv((n, m), (cfg.TILE, cfg.TILE))
 
 smem_spec = register(KernelSpec(
-    "smem", "03_smem", smem, dict(TILE=16),
+    "smem", "03_smem", smem, dict(TILE=32),
     block=lambda cfg: (cfg.TILE, cfg.TILE), grid=_tiles_over_c,
     static_smem=lambda cfg: 2 * cfg.TILE * cfg.TILE * 4,
     description="shared-memory tiles, TILE known at compile time"))
