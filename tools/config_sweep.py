@@ -21,6 +21,10 @@ import numpy as np
 _OFF = dict(ASYNC=False, STAGES=1, GM=1)          # chapter 14's options off: chapter 09's kernel
 # kernel -> [(label, config overrides of its defaults)], most informative first
 CURATED = {
+    "smem": [("TILE=32 (defaults)", {}), ("TILE=16", dict(TILE=16)), ("TILE=8", dict(TILE=8))],
+    "blocktile2d": [("defaults (KV=8)", {}), ("KV=4", dict(KV=4)), ("KV=1, Boehm's loop", dict(KV=1)),
+                    ("Boehm's 128x128x8 8x8, KV=1", dict(BM=128, BN=128, BK=8, TM=8, TN=8, KV=1)),
+                    ("128x128x8 8x8, KV=4", dict(BM=128, BN=128, BK=8, TM=8, TN=8, KV=4))],
     "warptile": [("defaults", {}),                                        # 128 thr, Boehm's shape, BK=8
                  ("256 thr, 2 blocks/SM", dict(WM=64, WN=32, WNITER=2, MINB=2)),
                  ("256 thr, TN=8", dict(WM=64, WN=32, WNITER=1, TN=8, MINB=2)),
