@@ -27,10 +27,15 @@ def gpu_available() -> bool:
 
 # %% ../nbs/00_utils.ipynb #aa88132a
 # numba reads NUMBA_ENABLE_CUDASIM when numba.cuda is first imported, so the choice must come before that import.
-if "NUMBA_ENABLE_CUDASIM" not in os.environ and "numba.cuda" not in sys.modules and not gpu_available():
-    os.environ["NUMBA_ENABLE_CUDASIM"] = "1"
-    warnings.warn("No CUDA GPU found: cudamm runs kernels in numba's CUDA simulator on the CPU (exact but slow: "
-                  "keep sizes under ~130). Set NUMBA_ENABLE_CUDASIM=0 to turn this off.", stacklevel=2)
+if "NUMBA_ENABLE_CUDASIM" not in os.environ and not gpu_available():
+    if "numba.cuda" not in sys.modules:
+        os.environ["NUMBA_ENABLE_CUDASIM"] = "1"
+        warnings.warn("No CUDA GPU found: cudamm runs kernels in numba's CUDA simulator on the CPU (exact but slow: "
+                      "keep sizes under ~130). Set NUMBA_ENABLE_CUDASIM=0 to turn this off.", stacklevel=2)
+    else:                                   # too late to switch: say so now, not with a driver error at the first launch
+        warnings.warn("No CUDA GPU found, and numba.cuda was imported before cudamm, so numba's CUDA simulator can no "
+                      "longer be switched on: launches will fail. Import cudamm before numba (or set "
+                      "NUMBA_ENABLE_CUDASIM=1 before importing numba).", stacklevel=2)
 
 # Tests and demos launch tiny grids on purpose; numba's low-occupancy warning on each would bury their outputs.
 os.environ.setdefault("NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS", "0")

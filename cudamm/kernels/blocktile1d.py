@@ -8,9 +8,10 @@ Docs: https://cudamm.github.io/cudamm/blocktile1d.html.md"""
 __all__ = ['blocktile1d_spec', 'blocktile1d']
 
 # %% ../../nbs/04_blocktile1d.ipynb #c067b199
-from numba import cuda, float32, uint32
 from ..utils import cdiv
 from .core import KernelSpec, register, autotune
+
+from numba import cuda, float32, uint32
 
 # %% ../../nbs/04_blocktile1d.ipynb #c62483a6
 @autotune("BM, BN", [(64, 64), (128, 64), (64, 128)])    # 128×128 needs 1024 threads × 72+ registers: too many

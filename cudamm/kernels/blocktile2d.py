@@ -8,9 +8,10 @@ Docs: https://cudamm.github.io/cudamm/blocktile2d.html.md"""
 __all__ = ['blocktile2d_signed_spec', 'blocktile2d_spec', 'blocktile2d_signed', 'blocktile2d']
 
 # %% ../../nbs/05_blocktile2d.ipynb #b845047b
-from numba import cuda, float32, uint32
 from ..utils import cdiv
 from .core import KernelSpec, register, autotune
+
+from numba import cuda, float32, uint32
 
 # %% ../../nbs/05_blocktile2d.ipynb #0c6850ff
 def blocktile2d_signed(BM, BN, BK, TM, TN):

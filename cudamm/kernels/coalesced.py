@@ -8,9 +8,10 @@ Docs: https://cudamm.github.io/cudamm/coalesced.html.md"""
 __all__ = ['uncoalesced_spec', 'uncoalesced']
 
 # %% ../../nbs/02_coalesced.ipynb #f33271ad
-from numba import cuda, float32
 from ..utils import cdiv
 from .core import KernelSpec, register
+
+from numba import cuda, float32
 
 # %% ../../nbs/02_coalesced.ipynb #66d2875f
 def uncoalesced(BLOCK):

@@ -11,18 +11,18 @@ __all__ = ['cp_async16', 'cp_async4', 'CP_WAIT', 'PIPELINED_CONSTRAINTS', 'pipel
            'PipelinedKernelSpec']
 
 # %% ../../nbs/14_cublas.ipynb #a2474bd0
+from ..utils import simulating
+from .core import MAX_STATIC_SMEM, autotune, register
+from .warptile import (WARPTILE_CONSTRAINTS, AlignedKernelSpec, AlignedPair, WarptileSource,
+                                     compile_source, kernel_namespace, source_name, _flat, _ptr, _sim_u64, _threads,
+                                     _register_budget, _warptile_grid, warp_shape, _I64)
+
 import threading
 
 import numpy as np
 from llvmlite import ir
 from numba import cuda, types
 from numba.cuda.extending import intrinsic
-
-from ..utils import simulating
-from .core import MAX_STATIC_SMEM, autotune, register
-from .warptile import (WARPTILE_CONSTRAINTS, AlignedKernelSpec, AlignedPair, WarptileSource,
-                                     compile_source, kernel_namespace, source_name, _flat, _ptr, _sim_u64, _threads,
-                                     _register_budget, _warptile_grid, warp_shape, _I64)
 
 # %% ../../nbs/14_cublas.ipynb #8343fb22
 def _address(context, builder, aryty, ary, idxty, idx, addrspace):

@@ -8,9 +8,10 @@ Docs: https://cudamm.github.io/cudamm/smem.html.md"""
 __all__ = ['smem_spec', 'smem_dynamic_spec', 'smem', 'smem_dynamic']
 
 # %% ../../nbs/03_smem.ipynb #5118f31f
-from numba import cuda, float32, uint32
 from ..utils import cdiv
 from .core import KernelSpec, autotune, register
+
+from numba import cuda, float32, uint32
 
 # %% ../../nbs/03_smem.ipynb #4ed8a5ef
 @autotune("TILE", [8, 16, 32])

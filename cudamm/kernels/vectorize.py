@@ -9,13 +9,14 @@ __all__ = ['U', 'TILE_CONSTRAINTS', 'vectorize_spec', 'Tiling', 'tile_loader', '
            'tile_product', 'block_body', 'tiled_kernel', 'tile_threads', 'tile_grid', 'tile_jit_options', 'vectorize']
 
 # %% ../../nbs/06_vectorize.ipynb #4d0c07ee
+from ..utils import cdiv
+from ..intrinsics import load_f32x4, store_f32x4, store_shared_f32x4, address
+from .core import KernelSpec, register, autotune
+
 from typing import NamedTuple
 
 import numpy as np
 from numba import cuda, float32, uint64
-from ..utils import cdiv
-from ..intrinsics import load_f32x4, store_f32x4, store_shared_f32x4, address
-from .core import KernelSpec, register, autotune
 
 # %% ../../nbs/06_vectorize.ipynb #e0424f06
 class Tiling(NamedTuple):

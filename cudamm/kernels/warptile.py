@@ -10,6 +10,9 @@ __all__ = ['WARPTILE_CONSTRAINTS', 'warptile_spec', 'lds4', 'sts4', 'ldg4x', 'st
            'AlignedPair', 'AlignedKernelSpec', 'warptile']
 
 # %% ../../nbs/09_warptile.ipynb #aa593c1c
+from ..utils import cdiv, simulating
+from .core import KernelSpec, autotune, register
+
 import dataclasses, linecache
 from collections.abc import Callable
 
@@ -18,9 +21,6 @@ from llvmlite import ir
 from numba import cuda, float32, uint32, uint64, types
 from numba.core import cgutils
 from numba.core.extending import intrinsic
-
-from ..utils import cdiv, simulating
-from .core import KernelSpec, autotune, register
 
 # %% ../../nbs/09_warptile.ipynb #472a5f03
 _F32, _V4, _I32, _I64 = ir.FloatType(), ir.VectorType(ir.FloatType(), 4), ir.IntType(32), ir.IntType(64)
