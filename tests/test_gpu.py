@@ -83,6 +83,7 @@ def test_inspect_registers_agree_with_the_driver():
     print("registers offline (ptxas) vs driver:", {n: (offline[n], driver[n]) for n in offline})
 
 
+@pytest.mark.slow   # every kernel × 4 edge shapes × memcheck, racecheck, synccheck: ~8 minutes on an H100
 @pytest.mark.skipif(not __import__("shutil").which("compute-sanitizer"), reason="compute-sanitizer not installed")
 def test_sanitizers_are_clean():
     import subprocess, sys, pathlib
