@@ -51,3 +51,10 @@ def x_ord(ORD, VEC=True, **cfg):
 ord_spec = register(dataclasses.replace(pipelined_spec, name="x_ord", factory=lambda MINB, **c: x_ord(**c),
                                         defaults={**pipelined_spec.defaults, "ORD": 1},
                                         general=lambda MINB, **c: x_ord(**c, VEC=False)))
+                                        general=lambda MINB, **c: x_ord(**c, VEC=False)))
+
+# register cap: a different allocation (which physical register holds which value)
+maxreg_spec = register(dataclasses.replace(pipelined_spec, name="x_maxreg", defaults={**pipelined_spec.defaults, "MAXREG": 255},
+                                           jit_options=lambda cfg: dict(launch_bounds=(128, 1), max_registers=cfg.MAXREG),
+                                           factory=lambda MAXREG, **c: pipelined_spec.factory(**c),
+                                           general=lambda MAXREG, **c: pipelined_spec.general(**c)))
