@@ -51,7 +51,6 @@ def x_ord(ORD, VEC=True, **cfg):
 ord_spec = register(dataclasses.replace(pipelined_spec, name="x_ord", factory=lambda MINB, **c: x_ord(**c),
                                         defaults={**pipelined_spec.defaults, "ORD": 1},
                                         general=lambda MINB, **c: x_ord(**c, VEC=False)))
-                                        general=lambda MINB, **c: x_ord(**c, VEC=False)))
 
 # register cap: a different allocation (which physical register holds which value)
 maxreg_spec = register(dataclasses.replace(pipelined_spec, name="x_maxreg", defaults={**pipelined_spec.defaults, "MAXREG": 255},
