@@ -31,6 +31,24 @@ def test_launch_on_a_torch_stream(name):
     assert_matmul_correct(c.cpu().numpy(), a.cpu().numpy(), b.cpu().numpy())
 
 
+@pytest.mark.parametrize("kernel", [None, "smem", "pipelined"])
+def test_matmul_runs_on_torchs_current_stream(kernel):
+    "A matmul on a busy non-default torch stream sees the work queued before it there (a wrong stream would not)."
+    torch = pytest.importorskip("torch")
+    from cudamm import matmul
+    a, b = torch.randn(512, 384, device="cuda"), torch.randn(384, 256, device="cuda")
+    new_a = torch.randn(512, 384, device="cuda")
+    matmul(a, b, kernel=kernel)                 # tuned and compiled now, not inside the timed-out window below
+    torch.cuda.synchronize()
+    s = torch.cuda.Stream()
+    with torch.cuda.stream(s):
+        torch.cuda._sleep(50_000_000)           # tens of ms of spinning on s...
+        a.copy_(new_a)                          # ...before a changes, still on s
+        c = matmul(a, b, kernel=kernel)         # must run after the copy
+    s.synchronize()
+    assert_matmul_correct(c.cpu().numpy(), new_a.cpu().numpy(), b.cpu().numpy())
+
+
 def test_timers_return_milliseconds():
     ms = measure_runtime(get_kernel("smem"), 512, 512, 512, verbose=False)
     assert 0 < ms < 100
