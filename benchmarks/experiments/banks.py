@@ -1,24 +1,13 @@
 "Static register-bank conflicts of the FFMAs in a kernel's hottest loop (nvdisasm of the local ptxas's cubin)."
-import os, re, sys, subprocess, json
+import os, re, sys, json
 os.environ["NUMBA_ENABLE_CUDASIM"] = "0"
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cudamm.inspect import ptxas_info, _nvidia_tool, _fast_inlining, SIGNATURE, resolve
+from cudamm.inspect import ptxas_info, sass_lines, hottest_loop, _fast_inlining, SIGNATURE, resolve
 from numba import cuda
 
 def conflicts(cubin, nbanks=2):
-    out = subprocess.run([_nvidia_tool("nvdisasm"), "-c", cubin], capture_output=True, text=True).stdout
-    lines = []
-    for line in out.splitlines():
-        if m := re.match(r"\s*(\.L\w+):", line): lines.append(("label", m.group(1)))
-        elif m := re.search(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][\w.]*)([^;]*);", line): lines.append((m.group(1), m.group(2)))
-    labels, best = {}, None
-    for i, (op, arg) in enumerate(lines):
-        if op == "label": labels[arg] = i
-        elif op.startswith("BRA") and (t := re.search(r"(\.L\w+)", arg)) and t.group(1) in labels:
-            body = [(o, a) for o, a in lines[labels[t.group(1)]:i] if o != "label"]
-            n = sum(1 for o, _ in body if o.startswith("FFMA"))
-            if best is None or n > best[0]: best = (n, body)
-    body = best[1]
+    "FFMA operand reads of the hottest loop that the reuse cache does not serve, and how many share a bank."
+    body = hottest_loop(sass_lines(cubin))
     prev, stats = None, dict(ffma=0, conflicts=0, reuse_hits=0, ffma3=0)
     for op, arg in body:
         if not op.startswith("FFMA"): prev = None; continue

@@ -5,7 +5,7 @@ from numba import types
 from numba.core.extending import intrinsic
 from cudamm.utils import simulating
 from cudamm.kernels.core import register
-from cudamm.kernels.pipelined import (PipelinedKernelSpec, pipelined_namespace, pipelined_source, pipelined_spec)
+from cudamm.kernels.pipelined import pipelined_namespace, pipelined_source, pipelined_spec
 from cudamm.kernels.warptile import compile_source, source_name, _floats, _I64
 import dataclasses
 

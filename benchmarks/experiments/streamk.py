@@ -7,7 +7,7 @@ from numba import cuda, types
 from numba.cuda.extending import intrinsic
 from cudamm.utils import simulating, cdiv
 from cudamm.kernels.pipelined import PipelinedSource, pipelined_namespace, _smem_bytes, allow_dynamic_smem
-from cudamm.kernels.warptile import compile_source, source_name, _address as _host_address, _flat, _sim_u64, _F32, _I64, _ptr
+from cudamm.kernels.warptile import compile_source, source_name, _flat, _sim_u64, _F32, _I64, _ptr
 from cudamm.kernels.core import Config
 
 
@@ -162,11 +162,10 @@ class StreamK:
         return self._occ
 
     def buffers(self, ncta):
-        key = ncta
-        if key not in self._bufs:
-            self._bufs[key] = (cuda.device_array(ncta * self.cfg.BM * self.cfg.BN, np.float32),
+        if ncta not in self._bufs:
+            self._bufs[ncta] = (cuda.device_array(ncta * self.cfg.BM * self.cfg.BN, np.float32),
                                cuda.to_device(np.zeros(ncta, np.int32)))
-        return self._bufs[key]
+        return self._bufs[ncta]
 
     def __call__(self, a, b, c, ncta=None, stream=0):
         m, n = c.shape

@@ -2,8 +2,7 @@
 tile's first fragments load while the last outer product runs (CUTLASS's sm70 `MmaPipelined` order)."""
 import cudamm.utils  # first
 from cudamm.kernels.core import register, autotune
-from cudamm.kernels.pipelined import (PipelinedSource, PipelinedKernelSpec, pipelined_namespace, PIPELINED_CONSTRAINTS,
-                                      _smem_bytes)
+from cudamm.kernels.pipelined import (PipelinedSource, PipelinedKernelSpec, pipelined_namespace, PIPELINED_CONSTRAINTS)
 from cudamm.kernels.warptile import compile_source, source_name, _threads, _warptile_grid
 
 
