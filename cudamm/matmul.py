@@ -8,10 +8,11 @@ Docs: https://cudamm.github.io/cudamm/matmul.html.md"""
 __all__ = ['MATMUL_KERNELS', 'choose_kernel', 'matmul']
 
 # %% ../nbs/12_matmul.ipynb #12c4dada
-import sys
+import functools, sys
 
 import numpy as np
 
+from . import compat
 from .utils import simulating, cuda
 from .kernels import REGISTRY, KernelSpec, get_kernel
 from . import autotune as _tuner
@@ -82,14 +83,26 @@ def _contiguous(x, kind) -> bool:
 # %% ../nbs/12_matmul.ipynb #e1c039e0
 MATMUL_KERNELS = ("pipelined", "warptile", "doublebuffer", "vectorize", "blocktile2d", "smem")   # best first
 
-_choices: dict = {}
-
 def _config_for(spec: KernelSpec, m: int, n: int, k: int, tune: bool) -> dict:
     "The tuned configuration from the cache; a search (minutes) only with `tune=True`; else the defaults."
     if tune: return _tuner.best_config(spec, m, n, k)
     entry = _tuner.cached_entry(spec, m, n, k)
     try: return spec.check(entry["config"]) if entry else spec.check()
     except (ValueError, TypeError, KeyError): return spec.check()     # a stale cache entry: the defaults
+
+@functools.lru_cache(maxsize=256)
+def _choose(m: int, n: int, k: int, tune: bool) -> tuple[KernelSpec, dict]:
+    names = [n_ for n_ in MATMUL_KERNELS if n_ in REGISTRY]
+    if simulating(): return get_kernel(names[0]), get_kernel(names[0]).check()
+    timed = []
+    for name in names:
+        cfg = _config_for(get_kernel(name), m, n, k, tune)
+        entry = _tuner.cached_entry(name, m, n, k)
+        timed.append((entry.get("ms", float("inf")) if entry else float("inf"), name, cfg))
+    # compare times only when every candidate was tuned at this size (one tuned `smem` must not win by default)
+    if all(ms < float("inf") for ms, _, _ in timed): _, name, cfg = min(timed, key=lambda t: t[0])
+    else: _, name, cfg = timed[0]
+    return get_kernel(name), cfg
 
 def choose_kernel(m: int, n: int, k: int, kernel=None, config=None, tune: bool = False) -> tuple[KernelSpec, dict]:
     """The kernel description and configuration `matmul` uses for m×n×k (`kernel`/`config` force them).
@@ -99,22 +112,9 @@ def choose_kernel(m: int, n: int, k: int, kernel=None, config=None, tune: bool =
         spec = kernel if isinstance(kernel, KernelSpec) else get_kernel(kernel)
         return spec, (spec.check(config) if config is not None else _config_for(spec, m, n, k, tune))
     if config is not None: raise ValueError("config= needs kernel= too: a configuration belongs to one kernel")
-    names = [n_ for n_ in MATMUL_KERNELS if n_ in REGISTRY]
-    key = (_tuner.size_bucket(m, n, k), tune)
-    if key in _choices: return _choices[key]
-    choice = (get_kernel(names[0]), get_kernel(names[0]).check())
-    if not simulating():
-        timed = []
-        for name in names:
-            cfg = _config_for(get_kernel(name), m, n, k, tune)
-            entry = _tuner.cached_entry(name, m, n, k)
-            timed.append((entry.get("ms", float("inf")) if entry else float("inf"), name, cfg))
-        # compare times only when every candidate was tuned at this size (one tuned `smem` must not win by default)
-        if all(ms < float("inf") for ms, _, _ in timed): _, name, cfg = min(timed, key=lambda t: t[0])
-        else: _, name, cfg = timed[0]
-        choice = (get_kernel(name), cfg)
-    _choices[key] = choice
-    return choice
+    if tune:                                   # what was chosen before the search may no longer be the best
+        _choose.cache_clear(); _plan.cache_clear()
+    return _choose(m, n, k, tune)
 
 # %% ../nbs/12_matmul.ipynb #56317836
 def _empty_like_result(a, kind, m, n, zeros):
@@ -132,54 +132,46 @@ def _zero(out, kind):
     if kind == "numba": out.copy_to_device(np.zeros(out.shape, np.float32))
     else: out.fill(0) if kind != "torch" else out.zero_()
 
-def _stream_for(a, kind, stream):
-    if stream is not None: return stream
-    if kind == "torch":
-        import torch; return cuda.external_stream(torch.cuda.current_stream(a.device).cuda_stream)
+def _contiguous_view(x, kind):
+    "`x` itself, or a contiguous copy of a non-contiguous torch/CuPy view (numba cannot copy on the device)."
+    if kind == "torch": return x.contiguous()
     if kind == "cupy":
-        import cupy; return cuda.external_stream(cupy.cuda.get_current_stream().ptr)
-    return 0
-
-def _device_view(x, kind):
-    "A contiguous numba view of a GPU operand (a copy only for a non-contiguous torch/CuPy view)."
-    if kind == "torch": x = x.contiguous()
-    elif kind == "cupy":
-        import cupy; x = cupy.ascontiguousarray(x)
-    elif kind == "numba" and not x.is_c_contiguous():
+        import cupy; return cupy.ascontiguousarray(x)
+    if not x.is_c_contiguous():
         raise ValueError("a numba device array operand is not C-contiguous; numba cannot copy it into a contiguous "
                          "one on the device: use np.ascontiguousarray on the host, or a torch/CuPy array")
-    return x if kind == "numba" else cuda.as_cuda_array(x)
+    return x
 
-_fast: dict = {}   # (m, n, k, device index) -> pre-configured launch, for torch CUDA tensors
+@functools.lru_cache(maxsize=256)
+def _plan(m: int, n: int, k: int, aligned: bool, device: int):
+    "matmul's one launcher cache: the chosen kernel's pre-configured launch for m×n×k torch operands (the last 256)."
+    spec, cfg = choose_kernel(m, n, k)
+    return spec.launcher(cfg, m, n, k, aligned, device)
 
 def _torch_fast_path(a, b):
-    "The hot path: contiguous float32 CUDA tensors of a shape seen before. None when it does not apply."
+    "The hot path: contiguous float32 CUDA tensors, the kernel chosen for the shape. None when it does not apply."
     torch = sys.modules.get("torch")
     if torch is None or type(a) is not torch.Tensor or type(b) is not torch.Tensor: return None
     if not (a.is_cuda and a.dtype is torch.float32 and b.dtype is torch.float32 and a.dim() == 2 and b.dim() == 2
             and a.is_contiguous() and b.is_contiguous() and a.device == b.device): return None
     (m, k), (k2, n) = a.shape, b.shape
     if k != k2 or not (m and n and k): return None
-    if n % 4 or k % 4 or (a.data_ptr() | b.data_ptr()) % 16: return None   # 16-byte loads need aligned rows
-    key = (m, n, k, a.device.index)
-    run = _fast.get(key)
-    if run is None:
-        spec, cfg = choose_kernel(m, n, k)
-        run = _fast[key] = spec.fast_launcher(cfg, m, n, k)
-    c = torch.empty((m, n), dtype=torch.float32, device=a.device)
-    run(a.data_ptr(), b.data_ptr(), c.data_ptr(), torch.cuda.current_stream(a.device).cuda_stream)
+    pa, pb, dev = a.data_ptr(), b.data_ptr(), a.device
+    c = torch.empty((m, n), dtype=torch.float32, device=dev)       # fresh allocations start 256-byte aligned
+    run = _plan(m, n, k, not (n % 4 or k % 4 or (pa | pb) % 16), dev.index)
+    run(pa, pb, c.data_ptr(), compat.torch_current_stream(dev.index))
     return c
 
 def matmul(a, b, out=None, *, kernel=None, config=None, stream=None, tune=False):
     """`a @ b` in float32 on the GPU, returned as the caller's kind of array.
 
     - torch CUDA tensors, CuPy arrays, numba device arrays: no copy; launched on torch's / CuPy's current stream
-      (or `stream`, a numba stream). Non-contiguous torch/CuPy views are copied to a contiguous array first.
+      (or `stream`: a numba, torch or CuPy stream). Non-contiguous torch/CuPy views are copied to a contiguous array first.
     - numpy arrays (and CPU torch tensors): copied to the GPU, computed, and copied back into a new array (or `out`).
-    - `kernel=None` picks the fastest registered kernel and configuration the autotune cache knows for the shape
-      (without an entry: chapter 14's `pipelined` at its defaults); `kernel="smem"` forces one, `config={...}` its
-      parameters. `tune=True` first searches the kernels' tuning spaces where the cache has no entry (minutes, once
-      per GPU and size bucket; the result is kept in the cache file).
+    - `kernel=None` takes the kernel and configuration `choose_kernel` gives for the shape: the fastest the autotune
+      cache knows, when every candidate has an entry there; otherwise chapter 14's `pipelined` at its defaults.
+      `kernel="smem"` forces one, `config={...}` its parameters. `tune=True` first searches the kernels' tuning spaces
+      where the cache has no entry (minutes, once per GPU and size bucket; the result is kept in the cache file).
     Without a GPU, run with `NUMBA_ENABLE_CUDASIM=1` (cudamm sets it when it finds no GPU) to compute on the CPU in
     numba's simulator, slowly."""
     if out is None and kernel is None and config is None and stream is None and not tune and not simulating():
@@ -193,8 +185,7 @@ def matmul(a, b, out=None, *, kernel=None, config=None, stream=None, tune=False)
         if out is None: return _empty_like_result(a, kind, m, n, zeros=True)
         _zero(out, kind); return out
     spec, cfg = choose_kernel(m, n, k, kernel, config, tune)
-    host = kind == "numpy" or (kind == "torch" and not a.is_cuda)
-    if host:
+    if kind == "numpy" or (kind == "torch" and not a.is_cuda):  # host arrays: copy in, compute, copy back
         na, nb = (np.ascontiguousarray(x.numpy() if kind == "torch" else x) for x in (a, b))
         dc = cuda.device_array((m, n), np.float32)
         spec.launch(cuda.to_device(na), cuda.to_device(nb), dc, cfg, stream)
@@ -204,22 +195,5 @@ def matmul(a, b, out=None, *, kernel=None, config=None, stream=None, tune=False)
         if out is None: return res
         out[...] = res; return out
     c = out if out is not None else _empty_like_result(a, kind, m, n, zeros=False)
-    if kind in ("torch", "cupy") and stream is None:          # pointers and the library's own stream: no numba wrapping
-        a, b = (x.contiguous() if kind == "torch" else __import__("cupy").ascontiguousarray(x) for x in (a, b))
-        ptrs = [x.data_ptr() if kind == "torch" else x.data.ptr for x in (a, b, c)]
-        if not (n % 4 or k % 4 or (ptrs[0] | ptrs[1] | ptrs[2]) % 16):
-            key = (spec.name, cfg, m, n, k)
-            run = _configured.get(key)
-            if run is None: run = _configured[key] = spec.fast_launcher(cfg, m, n, k)
-            run(*ptrs, _stream_handle(a, kind))
-            return c
-    spec.launch(_device_view(a, kind), _device_view(b, kind), c if kind == "numba" else cuda.as_cuda_array(c), cfg,
-                _stream_for(a, kind, stream))
+    spec.launch(_contiguous_view(a, kind), _contiguous_view(b, kind), c, cfg, stream)
     return c
-
-_configured: dict = {}   # (kernel, config, m, n, k) -> pre-configured launch
-
-def _stream_handle(a, kind) -> int:
-    if kind == "torch":
-        import torch; return torch.cuda.current_stream(a.device).cuda_stream
-    import cupy; return cupy.cuda.get_current_stream().ptr

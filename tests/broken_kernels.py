@@ -2,10 +2,8 @@
 from numba import cuda, float32
 
 from cudamm.kernels.core import KernelSpec
-from cudamm.utils import cdiv
 
-
-def _grid(cfg, m, n, k): return cdiv((n, m), (cfg.BLOCK, cfg.BLOCK))
+def _square(cfg): return (cfg.BLOCK, cfg.BLOCK)
 
 
 def fp64_accumulator(BLOCK):
@@ -32,7 +30,7 @@ def runtime_indexed_local(BLOCK):
 
 
 def _spec(name, factory, **kw):
-    return KernelSpec(name, "tests", factory, dict(BLOCK=16), block=lambda cfg: (cfg.BLOCK, cfg.BLOCK), grid=_grid, **kw)
+    return KernelSpec(name, "tests", factory, dict(BLOCK=16), block=_square, tile=_square, **kw)
 
 fp64_spec = _spec("broken_fp64", fp64_accumulator)
 local_spec = _spec("broken_local", runtime_indexed_local)

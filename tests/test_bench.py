@@ -5,6 +5,7 @@ import pytest
 
 from cudamm.bench import (REGISTRY, Result, load_results, main, parse_size, plot_results, predict_ms, results_markdown,
                           table, to_records, write_results)
+from cudamm.kernels.core import Status
 from cudamm.utils import simulating
 
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -19,10 +20,10 @@ def fake_results():
         rs.append(Result("Triton fp32", s, s, s, ms=2 * s**3 / 45e9, error=1e-6, peer=True))
         rs.append(Result("naive", s, s, s, ms=2 * s**3 / 1.4e9, error=1e-6, config="BLOCK=32"))
         rs.append(Result("blocktile2d", s, s, s, ms=2 * s**3 / 28e9, ms_min=1.0, ms_max=1.2, error=1e-6, config="BM=128"))
-    rs.append(Result("naive", 8192, 8192, 8192, status="skipped (slow): ~1.00 s per launch predicted"))
+    rs.append(Result("naive", 8192, 8192, 8192, status=Status.skipped, reason="slow: ~1.00 s per launch predicted"))
     rs.append(Result("cuBLAS fp32", 5120, 256, 5120, ms=2 * 5120 * 256 * 5120 / 40e9, error=1e-6, peer=True))
     rs.append(Result("blocktile2d", 5120, 256, 5120, ms=2 * 5120 * 256 * 5120 / 20e9, error=1e-6))
-    rs.append(Result("broken", 4096, 4096, 4096, error=0.5, status="wrong (rel. error 5.0e-01)"))
+    rs.append(Result("broken", 4096, 4096, 4096, error=0.5, status=Status.wrong, reason="rel. error 5.0e-01"))
     return rs
 
 
@@ -48,7 +49,7 @@ def test_write_results_csv_json_png(tmp_path):
     assert r["pct_cublas"] == pytest.approx(56.0) and r["tflops"] == pytest.approx(28.0) and r["config"] == "BM=128"
     assert by["blocktile2d", 5120, 256, 5120]["pct_cublas"] == pytest.approx(50.0)   # against cuBLAS at that shape
     slow = by["naive", 8192, 8192, 8192]
-    assert slow["ms"] is None and slow["pct_cublas"] is None and slow["status"].startswith("skipped (slow)")
+    assert slow["ms"] is None and slow["pct_cublas"] is None and slow["status"] == "skipped" and slow["reason"].startswith("slow")
     assert by["broken", 4096, 4096, 4096]["tflops"] is None
 
 
@@ -77,12 +78,12 @@ def test_results_markdown(tmp_path):
 
 
 def test_table_formats_every_status():
-    rs = [r for r in fake_results() if r.m == 4096] + [Result("odd", 4096, 4096, 4096, status="failed: boom")]
+    rs = [r for r in fake_results() if r.m == 4096] + [Result("odd", 4096, 4096, 4096, status=Status.failed, reason="boom")]
     t = table(rs, header=False).splitlines()
     assert t[0] == "4096×4096×4096" and "nan" not in "\n".join(t)
     row = next(line for line in t if line.startswith("blocktile2d"))
     assert "28.00" in row and "56.0%" in row and "1.000–1.200" in row
-    assert t[-1].startswith("odd") and t[-1].endswith("failed: boom")
+    assert t[-1].startswith("odd") and t[-1].endswith("failed (boom)")
 
 
 def test_sizes_and_prediction():
@@ -130,7 +131,7 @@ def fake_gpu(monkeypatch):
     """The GPU path of the bench on the simulator: kernels really run (and are verified) at tiny sizes, but the
     timer is fake (naive: 1 MFLOP/s, the rest 10 GFLOP/s) and cuBLAS is numpy. Exercises sweep, skips, files."""
     import numpy as np
-    from cudamm import bench, utils
+    from cudamm import autotune, bench, utils
     def fake_times(launch, warmup=3, reps=20, flush=True):
         owner = getattr(launch.func, "__self__", None)
         name = owner.name if owner is not None else "peer"
@@ -140,8 +141,10 @@ def fake_gpu(monkeypatch):
     monkeypatch.setattr(bench, "simulating", lambda: False)
     monkeypatch.setattr(bench, "_reference", utils.reference)
     monkeypatch.setattr(bench, "cuda_event_times", fake_times)
+    monkeypatch.setattr(autotune, "cuda_event_times", fake_times)       # bench times through autotune's event_timer
+    monkeypatch.setattr(bench, "copy_bandwidth", lambda: 1.0)
     monkeypatch.setitem(bench.PEERS, "cublas", ("cuBLAS fp32", numpy_cublas))
-    monkeypatch.setattr(bench, "environment_info", lambda: dict(ENV, triton=None, numpy="0", compute_capability="0"))
+    monkeypatch.setattr(bench, "environment", lambda: dict(ENV, triton=None, numpy="0", compute_capability="0"))
     monkeypatch.setattr(bench, "gpu_clocks", lambda: dict(sm_clock_max_mhz=1))
 
 
@@ -153,12 +156,12 @@ def test_sweep_skips_slow_kernels_and_writes(fake_gpu, tmp_path, capsys):
     got = {(r.kernel, r.m): r for r in res}
     assert len(res) == 9 and got["cuBLAS fp32", 8].peer and got["smem", 8].config == f"TILE={REGISTRY['smem'].defaults['TILE']}"
     assert got["naive", 8].status == "ok" and got["naive", 8].ms == pytest.approx(1.024) and got["naive", 8].error < 1e-6
-    assert got["naive", 16].status == "skipped (slow): ~0.01 s per launch predicted" and math.isnan(got["naive", 16].ms)
+    assert got["naive", 16].outcome == "skipped (slow: ~0.01 s per launch predicted)" and math.isnan(got["naive", 16].ms)
     assert got["naive", 5].status == "ok" and got["smem", 16].status == "ok"
-    assert "skipped (slow)" in capsys.readouterr().out
+    assert "skipped (slow:" in capsys.readouterr().out
     # where nothing predicts it, the one-launch probe after verification skips it
     res = sweep([(16, 16, 16)], ["naive"], [], max_seconds=0.1, progress=False, show=False)
-    assert res[0].status == "skipped (slow): 0.01 s per launch" and res[0].error < 1e-6
+    assert res[0].outcome == "skipped (slow: 0.01 s per launch)" and res[0].error < 1e-6
     # and the command writes the table, CSV, JSON and both plots
     assert main(["--sizes", "8", "4x5x6", "--kernels", "naive", "--peers", "cublas", "--out", str(tmp_path),
                  "--no-progress"]) == 0

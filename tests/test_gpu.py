@@ -91,7 +91,7 @@ def test_inspect_registers_agree_with_the_driver():
     offline, driver = {}, {}
     for name in REGISTRY:
         spec = get_kernel(name)
-        kernel = spec.build()
+        kernel = spec.kernel_for()
         kernel.compile(SIGNATURE)
         rep = inspect(name)
         offline[name], driver[name] = rep.registers, next(iter(kernel.get_regs_per_thread().values()))
@@ -108,3 +108,65 @@ def test_sanitizers_are_clean():
     script = pathlib.Path(__file__).parents[1] / "tools" / "sanitize.py"
     out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True)
     assert out.returncode == 0, out.stdout[-4000:]
+
+
+# --- one launch path: every kernel at a non-default configuration, from every kind of array ----------------------
+
+def _smem(spec, cfg): return spec.static_smem(cfg) + spec.geometry(cfg, 4096, 4096, 4096).shared
+
+def _other_config(spec):
+    "The non-default configuration of the kernel's own tuning space with the most shared memory (else a smaller block)."
+    others = [c for c in spec.candidates() if c != spec.check()]
+    if others: return max(others, key=lambda c: _smem(spec, c))
+    for key, v in spec.defaults.items():                 # no declared space: halve a block side
+        if isinstance(v, int) and v > 4:
+            try: return spec.check({key: v // 2})
+            except ValueError: pass
+    return spec.check()
+
+
+@pytest.mark.parametrize("name", list(REGISTRY))
+def test_launch_any_array_at_a_non_default_configuration(name):
+    "launch takes numba, torch and CuPy arrays and runs the configuration with the most shared memory in its space."
+    torch, cupy = pytest.importorskip("torch"), pytest.importorskip("cupy")
+    spec = get_kernel(name)
+    cfg = _other_config(spec)
+    for m, n, k in [(300, 260, 132), (301, 257, 129)]:            # rows 16-byte aligned, and not
+        a, b = np.random.default_rng(0).standard_normal((m, k), np.float32), np.random.default_rng(1).standard_normal((k, n), np.float32)
+        ta, tb = torch.from_numpy(a).cuda(), torch.from_numpy(b).cuda()
+        tc = torch.full((m, n), float("nan"), device="cuda")
+        spec.launch(ta, tb, tc, cfg); torch.cuda.synchronize()
+        assert_matmul_correct(a, b, tc.cpu().numpy())
+        ca, cb, cc = cupy.asarray(a), cupy.asarray(b), cupy.full((m, n), cupy.nan, cupy.float32)
+        spec.launch(ca, cb, cc, cfg); cupy.cuda.get_current_stream().synchronize()
+        assert_matmul_correct(a, b, cupy.asnumpy(cc))
+        na, nb, nc = gpu_inputs(m, n, k, seed=2)
+        spec.launch(na, nb, nc, cfg); cuda.synchronize()
+        assert_matmul_correct(na, nb, nc)
+        from cudamm import matmul
+        assert_matmul_correct(a, b, matmul(ta, tb, kernel=name, config=cfg).cpu().numpy())
+
+
+def test_matmul_with_a_config_above_48kb_of_shared_memory():
+    "Failed before the one launch path: matmul's fast launcher never raised the kernel's dynamic shared-memory limit."
+    torch = pytest.importorskip("torch")
+    from cudamm import matmul
+    cfg = dict(BM=256, BN=128, WM=64, WN=64, MINB=1, WNITER=2, TM=8, TN=4, BK=16, ASYNC=True, STAGES=4, DYN=True, GM=8)
+    spec = get_kernel("pipelined")
+    assert spec.geometry(cfg, 4096, 4096, 4096).opt_in                     # 4 stages of (256+128)×16 floats: 96 KB
+    a, b = torch.randn(4096, 4096, device="cuda"), torch.randn(4096, 4096, device="cuda")
+    c = matmul(a, b, kernel="pipelined", config=cfg)
+    torch.backends.cuda.matmul.allow_tf32 = False
+    ref = (a.double() @ b.double())
+    assert float((c.double() - ref).norm() / ref.norm()) < 1e-5
+
+
+def test_launch_on_a_given_stream_of_every_kind():
+    torch, cupy = pytest.importorskip("torch"), pytest.importorskip("cupy")
+    spec = get_kernel("warptile")
+    a, b = torch.randn(200, 120, device="cuda"), torch.randn(120, 64, device="cuda")
+    for stream in (torch.cuda.Stream(), cupy.cuda.Stream(), cuda.stream(), torch.cuda.Stream().cuda_stream):
+        c = torch.full((200, 64), float("nan"), device="cuda")
+        spec.launch(a, b, c, stream=stream)
+        torch.cuda.synchronize()
+        assert_matmul_correct(a.cpu().numpy(), b.cpu().numpy(), c.cpu().numpy())

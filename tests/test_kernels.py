@@ -27,3 +27,19 @@ def test_empty_m_or_n_launches_nothing(name):
     for m, n in [(0, 7), (5, 0)]:
         a, b, c = gpu_inputs(m, n, 3)
         assert get_kernel(name).launch(a, b, c) is not None
+
+
+def test_every_chapter_module_registers_a_kernel():
+    "A chapter module that registers nothing would be silently missing from every test that iterates REGISTRY."
+    import importlib
+    from cudamm.kernels import chapter_modules
+    from cudamm.kernels.core import KernelSpec
+    for name in chapter_modules():
+        module = importlib.import_module(f"cudamm.kernels.{name}")
+        mine = [v for v in vars(module).values() if isinstance(v, KernelSpec) and REGISTRY.get(v.name) is v]
+        assert mine, f"cudamm/kernels/{name}.py registers no kernel: call register(KernelSpec(...)) in its chapter"
+
+
+def test_registry_is_in_course_order():
+    chapters = [spec.chapter for spec in REGISTRY.values()]
+    assert chapters == sorted(chapters) and list(REGISTRY)[:2] == ["naive_fp64", "naive"]

@@ -14,7 +14,7 @@ from collections import defaultdict
 import numpy as np
 from .core import KernelSpec, register, autotune
 from .vectorize import (Tiling, tiled_kernel, fragment_columns, TILE_CONSTRAINTS, tile_threads,
-                                      tile_grid, tile_jit_options)
+                                      tile_jit_options)
 
 # %% ../../nbs/07_bankconflicts.ipynb #3b59d53e
 def wavefronts(addresses, width: int = 4) -> int:
@@ -77,7 +77,7 @@ _DEFAULTS = dict(BM=128, BN=128, BK=16, TM=8, TN=8, UNROLL=16)
 
 def _spec(name, factory, description, defaults=_DEFAULTS, constraints=(), smem=None):
     return register(KernelSpec(
-        name, "07_bankconflicts", factory, dict(defaults), block=tile_threads, grid=tile_grid,
+        name, "07_bankconflicts", factory, dict(defaults), block=tile_threads,
         constraints=TILE_CONSTRAINTS + tuple(constraints),
         static_smem=smem or (lambda cfg: 4 * cfg.BK * (cfg.BM + cfg.BN)), jit_options=tile_jit_options,
         vector_loads=True, description=description))

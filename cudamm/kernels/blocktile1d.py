@@ -8,7 +8,6 @@ Docs: https://cudamm.github.io/cudamm/blocktile1d.html.md"""
 __all__ = ['blocktile1d_spec', 'blocktile1d']
 
 # %% ../../nbs/04_blocktile1d.ipynb #c067b199
-from ..utils import cdiv
 from .core import KernelSpec, register, autotune
 
 from numba import cuda, float32, uint32
@@ -79,7 +78,6 @@ def _nthreads_1d(cfg): return cfg.BM * cfg.BN // cfg.TM
 blocktile1d_spec = register(KernelSpec(
     "blocktile1d", "04_blocktile1d", blocktile1d, dict(BM=64, BN=64, BK=16, TM=16),
     block=lambda cfg: (_nthreads_1d(cfg),),
-    grid=lambda cfg, m, n, k: cdiv((n, m), (cfg.BN, cfg.BM)),    # x over column tiles, y over row tiles
     constraints=(
         ("BM must be a multiple of TM (each thread computes TM whole rows)", lambda c: c.BM % c.TM == 0),
         ("BM*BK must be a multiple of the thread count BM*BN/TM (the A copy runs in whole passes)",

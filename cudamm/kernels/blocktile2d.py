@@ -8,7 +8,6 @@ Docs: https://cudamm.github.io/cudamm/blocktile2d.html.md"""
 __all__ = ['blocktile2d_signed_spec', 'blocktile2d_spec', 'blocktile2d_signed', 'blocktile2d']
 
 # %% ../../nbs/05_blocktile2d.ipynb #b845047b
-from ..utils import cdiv
 from .core import KernelSpec, register, autotune
 
 from numba import cuda, float32, uint32
@@ -160,7 +159,6 @@ def _spec_2d(name, factory, description, **extra):
     return register(KernelSpec(
         name, "05_blocktile2d", factory, dict(BM=64, BN=128, BK=16, TM=8, TN=4, **extra),
         block=lambda cfg: (_nthreads_2d(cfg),),
-        grid=lambda cfg, m, n, k: cdiv((n, m), (cfg.BN, cfg.BM)),
         constraints=_constraints_2d + (
             ("BK must be a multiple of KV (the k loop steps by KV)", lambda c: c.BK % c.get("KV", 1) == 0),),
         static_smem=lambda cfg: (cfg.BM + cfg.BN) * cfg.BK * 4,

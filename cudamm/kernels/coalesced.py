@@ -8,8 +8,7 @@ Docs: https://cudamm.github.io/cudamm/coalesced.html.md"""
 __all__ = ['uncoalesced_spec', 'uncoalesced']
 
 # %% ../../nbs/02_coalesced.ipynb #f33271ad
-from ..utils import cdiv
-from .core import KernelSpec, register
+from .core import KernelSpec, cover_by_rows, register
 
 from numba import cuda, float32
 
@@ -28,5 +27,5 @@ def uncoalesced(BLOCK):
 uncoalesced_spec = register(KernelSpec(
     "uncoalesced", "02_coalesced", uncoalesced, dict(BLOCK=32),
     block=lambda cfg: (cfg.BLOCK, cfg.BLOCK),
-    grid=lambda cfg, m, n, k: cdiv((m, n), (cfg.BLOCK, cfg.BLOCK)),   # x over rows, y over columns
+    tile=lambda cfg: (cfg.BLOCK, cfg.BLOCK), grid=cover_by_rows,   # x over rows, y over columns
     description="naive with x → row: uncoalesced (Boehm's kernel 1, the lecture)"))

@@ -10,7 +10,7 @@ __all__ = ['doublebuffer_spec', 'doublebuffer']
 # %% ../../nbs/10_doublebuffer.ipynb #b352df36
 from .core import autotune, register
 from .warptile import (AlignedKernelSpec, WARPTILE_CONSTRAINTS, compile_source, kernel_namespace,
-                                     source_name, warptile_source, _threads, _warptile_grid)
+                                     source_name, warptile_source, _threads)
 
 # %% ../../nbs/10_doublebuffer.ipynb #9651d9f2
 @autotune("BM, BN, WM, WN, MINB", [(128, 128, 64, 64, 1), (128, 128, 64, 32, 2), (128, 128, 32, 64, 2),
@@ -26,7 +26,7 @@ def doublebuffer(BM, BN, BK, WM, WN, WNITER, TM, TN, MINB, VEC=True):
 doublebuffer_spec = register(AlignedKernelSpec(
     "doublebuffer", "10_doublebuffer", doublebuffer,
     dict(BM=128, BN=128, BK=8, WM=64, WN=64, WNITER=4, TM=8, TN=4, MINB=1),
-    block=lambda cfg: (_threads(cfg),), grid=_warptile_grid, constraints=WARPTILE_CONSTRAINTS,
+    block=lambda cfg: (_threads(cfg),), constraints=WARPTILE_CONSTRAINTS,
     static_smem=lambda cfg: 2 * (cfg.BM + cfg.BN) * cfg.BK * 4,
     jit_options=lambda cfg: dict(launch_bounds=(_threads(cfg), cfg.MINB)),
     vector_loads=True, general=lambda **cfg: doublebuffer(**cfg, VEC=False),

@@ -9,7 +9,6 @@ __all__ = ['naive_fp64', 'naive_fp32', 'naive']
 
 # %% ../../nbs/01_naive.ipynb #f014d4af
 # cudamm first: without a GPU, cudamm.utils turns numba's CUDA simulator on, which must happen before numba.cuda loads
-from ..utils import cdiv
 from .core import KernelSpec, register
 
 from numba import cuda, float32
@@ -26,16 +25,15 @@ def naive(BLOCK, zero=float32(0)):
             c[row, col] = acc
     return kernel
 
-def _square_block(cfg): return (cfg.BLOCK, cfg.BLOCK)
-def _cols_by_rows(cfg, m, n, k): return cdiv((n, m), (cfg.BLOCK, cfg.BLOCK))   # x over columns, y over rows
+def _square_block(cfg): return (cfg.BLOCK, cfg.BLOCK)   # threads per block, and the tile of C a block computes
 
 # %% ../../nbs/01_naive.ipynb #777c3397
 naive_fp64 = register(KernelSpec(
     "naive_fp64", "01_naive", lambda BLOCK: naive(BLOCK, zero=0.), dict(BLOCK=32),
-    block=_square_block, grid=_cols_by_rows, accumulator="float64",
+    block=_square_block, tile=_square_block, accumulator="float64",
     description="naive, `acc = 0.` (a float64 accumulator: the trap)"))
 
 naive_fp32 = register(KernelSpec(
     "naive", "01_naive", naive, dict(BLOCK=32),
-    block=_square_block, grid=_cols_by_rows,
+    block=_square_block, tile=_square_block,
     description="naive, `acc = float32(0)`"))

@@ -7,17 +7,16 @@ Docs: https://cudamm.github.io/cudamm/cublas.html.md"""
 
 # %% auto #0
 __all__ = ['cp_async16', 'cp_async4', 'CP_WAIT', 'PIPELINED_CONSTRAINTS', 'pipelined_spec', 'cp_commit', 'pipelined_namespace',
-           'PipelinedSource', 'pipelined_source', 'allow_dynamic_smem', 'PipelinedPair', 'pipelined',
-           'PipelinedKernelSpec']
+           'PipelinedSource', 'pipelined_source', 'PipelinedKernelSpec', 'pipelined']
 
 # %% ../../nbs/14_cublas.ipynb #a2474bd0
 from ..utils import simulating
-from .core import MAX_STATIC_SMEM, autotune, register
-from .warptile import (WARPTILE_CONSTRAINTS, AlignedKernelSpec, AlignedPair, WarptileSource,
+from .core import MAX_STATIC_SMEM, Geometry, autotune, register
+from .warptile import (WARPTILE_CONSTRAINTS, AlignedKernelSpec, WarptileSource,
                                      compile_source, kernel_namespace, source_name, _flat, _ptr, _sim_u64, _threads,
-                                     _register_budget, _warptile_grid, warp_shape, _I64)
+                                     _register_budget, warp_shape, _I64)
 
-import threading
+import dataclasses, threading
 
 import numpy as np
 from llvmlite import ir
@@ -175,33 +174,11 @@ def pipelined_source(BM, BN, BK, WM, WN, WNITER, TM, TN, STAGES=3, ASYNC=True, G
                            DYN=DYN).text()
 
 # %% ../../nbs/14_cublas.ipynb #8deaed59
-def allow_dynamic_smem(kernel, nbytes: int):
-    "Let a compiled numba kernel (`dispatcher.compile(sig)`) launch with `nbytes` of dynamic shared memory (> 48 KB)."
-    from numba.cuda.cudadrv.driver import binding, driver
-    f = kernel._codelibrary.get_cufunc()
-    attr = binding.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
-    driver.cuKernelSetAttribute(attr, int(nbytes), f.handle, f.device.id)
-
-class PipelinedPair(AlignedPair):
-    "`AlignedPair` whose fast kernel may need the > 48 KB opt-in, and whose general kernel (chapter 09's) takes none."
-    def __init__(self, fast, build_general, smem: int):
-        super().__init__(fast, build_general)
-        self.smem, self._allowed = smem, set()
-
-    def allow(self, *args):
-        "Compile the fast kernel for these arguments and raise its dynamic shared-memory limit, once per signature."
-        sig = tuple(self.fast.typeof_pyval(x) for x in args)
-        if sig not in self._allowed:
-            allow_dynamic_smem(self.fast.compile(sig), self.smem)
-            self._allowed.add(sig)
-
-    def __getitem__(self, launch_config):
-        def launch(a, b, c):
-            k = self.pick(a, b, c)
-            if k is not self.fast: return k[tuple(launch_config)[:3]](a, b, c)   # static shared memory only
-            if self.smem > MAX_STATIC_SMEM and not simulating(): self.allow(a, b, c)
-            return k[launch_config](a, b, c)
-        return launch
+class PipelinedKernelSpec(AlignedKernelSpec):
+    "An `AlignedKernelSpec` whose general kernel (chapter 09's, for unaligned rows) uses static shared memory only."
+    def geometry(self, config, m: int, n: int, k: int, aligned: bool = True) -> Geometry:
+        geo = super().geometry(config, m, n, k, aligned)
+        return geo if aligned else dataclasses.replace(geo, shared=0)
 
 # %% ../../nbs/14_cublas.ipynb #c1c5efe1
 def _smem_bytes(cfg): return cfg.STAGES * (cfg.BM + cfg.BN) * cfg.BK * 4
@@ -240,21 +217,11 @@ def pipelined(BM, BN, BK, WM, WN, WNITER, TM, TN, MINB, STAGES, ASYNC, GM, DYN, 
     return compile_source(pipelined_source(**cfg, **opts, VEC=VEC), source_name("pipelined", **cfg, **opts, VEC=VEC),
                           pipelined_namespace())
 
-class PipelinedKernelSpec(AlignedKernelSpec):
-    "An `AlignedKernelSpec` that builds `PipelinedPair`s: fast kernels with dynamic shared memory get the opt-in."
-    def build(self, config=None):
-        cfg = self.check(config)
-        if cfg not in self._built:
-            jit = cuda.jit(**self.options(cfg))
-            self._built[cfg] = PipelinedPair(jit(self.factory(**cfg)), lambda: jit(self.general(**cfg)),
-                                             _smem_bytes(cfg) if cfg.DYN else 0)
-        return self._built[cfg]
-
 pipelined_spec = register(PipelinedKernelSpec(
     "pipelined", "14_cublas", pipelined,
     # the sweep's winner on an H200: chapter 09's register prefetch with the grouped launch order (see RESULTS)
     dict(BM=128, BN=128, BK=8, WM=64, WN=64, WNITER=2, TM=8, TN=4, MINB=1, STAGES=1, ASYNC=False, GM=16, DYN=False),
-    block=lambda cfg: (_threads(cfg),), grid=_warptile_grid, constraints=PIPELINED_CONSTRAINTS,
+    block=lambda cfg: (_threads(cfg),), constraints=PIPELINED_CONSTRAINTS,
     static_smem=lambda cfg: 0 if cfg.DYN else _smem_bytes(cfg),
     dynamic_smem=lambda cfg, m, n, k: _smem_bytes(cfg) if cfg.DYN else 0,
     jit_options=lambda cfg: dict(launch_bounds=(_threads(cfg), cfg.MINB)),

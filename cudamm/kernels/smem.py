@@ -8,7 +8,6 @@ Docs: https://cudamm.github.io/cudamm/smem.html.md"""
 __all__ = ['smem_spec', 'smem_dynamic_spec', 'smem', 'smem_dynamic']
 
 # %% ../../nbs/03_smem.ipynb #5118f31f
-from ..utils import cdiv
 from .core import KernelSpec, autotune, register
 
 from numba import cuda, float32, uint32
@@ -44,11 +43,11 @@ def smem(TILE):
             c[row, col] = acc
     return kernel
 
-def _tiles_over_c(cfg, m, n, k): return cdiv((n, m), (cfg.TILE, cfg.TILE))
+def _square_tile(cfg): return (cfg.TILE, cfg.TILE)   # threads per block, and the tile of C a block computes
 
 smem_spec = register(KernelSpec(
     "smem", "03_smem", smem, dict(TILE=32),
-    block=lambda cfg: (cfg.TILE, cfg.TILE), grid=_tiles_over_c,
+    block=_square_tile, tile=_square_tile,
     static_smem=lambda cfg: 2 * cfg.TILE * cfg.TILE * 4,
     description="shared-memory tiles, TILE known at compile time"))
 
@@ -76,6 +75,6 @@ def smem_dynamic(TILE):
 
 smem_dynamic_spec = register(KernelSpec(
     "smem_dynamic", "03_smem", smem_dynamic, dict(TILE=32),
-    block=lambda cfg: (cfg.TILE, cfg.TILE), grid=_tiles_over_c,
+    block=_square_tile, tile=_square_tile,
     dynamic_smem=lambda cfg, m, n, k: 2 * cfg.TILE * cfg.TILE * 4,
     description="shared-memory tiles, TILE from blockDim at run time (dynamic shared memory)"))

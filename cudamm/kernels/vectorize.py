@@ -6,7 +6,7 @@ Docs: https://cudamm.github.io/cudamm/vectorize.html.md"""
 
 # %% auto #0
 __all__ = ['U', 'TILE_CONSTRAINTS', 'vectorize_spec', 'Tiling', 'tile_loader', 'fragment_columns', 'product_source',
-           'tile_product', 'block_body', 'tiled_kernel', 'tile_threads', 'tile_grid', 'tile_jit_options', 'vectorize']
+           'tile_product', 'block_body', 'tiled_kernel', 'tile_threads', 'tile_jit_options', 'vectorize']
 
 # %% ../../nbs/06_vectorize.ipynb #4d0c07ee
 from ..utils import cdiv
@@ -167,7 +167,6 @@ def tiled_kernel(t: Tiling, UNROLL: int):
 
 # %% ../../nbs/06_vectorize.ipynb #948c4ddb
 def tile_threads(cfg): return (cfg.BM // cfg.TM * (cfg.BN // cfg.TN),)
-def tile_grid(cfg, m, n, k): return cdiv((n, m), (cfg.BN, cfg.BM))
 
 def tile_jit_options(cfg):
     nt = tile_threads(cfg)[0]
@@ -195,6 +194,6 @@ def vectorize(BM, BN, BK, TM, TN, UNROLL):
 
 vectorize_spec = register(KernelSpec(
     "vectorize", "06_vectorize", vectorize, dict(BM=128, BN=128, BK=16, TM=8, TN=8, UNROLL=16),
-    block=tile_threads, grid=tile_grid, constraints=TILE_CONSTRAINTS,
+    block=tile_threads, constraints=TILE_CONSTRAINTS,
     static_smem=lambda cfg: 4 * cfg.BK * (cfg.BM + cfg.BN), jit_options=tile_jit_options, vector_loads=True,
     description="2D blocktiling + 16-byte global/shared loads, A transposed (scalar path if N or K % 4)"))

@@ -6,8 +6,8 @@ Docs: https://cudamm.github.io/cudamm/warptile.html.md"""
 
 # %% auto #0
 __all__ = ['WARPTILE_CONSTRAINTS', 'warptile_spec', 'lds4', 'sts4', 'ldg4x', 'stg4x', 'outer', 'aligned16', 'kernel_namespace',
-           'warp_shape', 'WarptileSource', 'warptile_source', 'compile_source', 'source_name', 'rows_aligned',
-           'AlignedPair', 'AlignedKernelSpec', 'warptile']
+           'warp_shape', 'WarptileSource', 'warptile_source', 'compile_source', 'source_name', 'AlignedPair',
+           'AlignedKernelSpec', 'warptile']
 
 # %% ../../nbs/09_warptile.ipynb #aa593c1c
 from ..utils import cdiv, simulating
@@ -349,40 +349,31 @@ def source_name(kind: str, **cfg) -> str:
     return f"<cudamm-{kind}-" + "-".join(f"{k}{v}" for k, v in cfg.items()) + ">"
 
 # %% ../../nbs/09_warptile.ipynb #8d6df9e0
-def _address(x) -> int:
-    cai = getattr(x, "__cuda_array_interface__", None)
-    return cai["data"][0] if cai else _flat(x).ctypes.data
-
-def rows_aligned(*arrays) -> bool:
-    "True when every row of each C-contiguous float32 matrix starts on a 16-byte boundary."
-    return all(x.shape[1] % 4 == 0 and _address(x) % 16 == 0 for x in arrays)
-
 class AlignedPair:
-    "A fast kernel for 16-byte-aligned rows and a general one (built on first use), launched as one kernel."
+    "The two builds of one configuration: `fast` for rows on 16-byte boundaries, `general` (built on first use) for any."
     def __init__(self, fast, build_general: Callable):
         self.fast, self._build_general, self._general = fast, build_general, None
     @property
     def general(self):
         if self._general is None: self._general = self._build_general()
         return self._general
-    def pick(self, a, b, c): return self.fast if rows_aligned(a, b, c) else self.general
-    def __getitem__(self, launch_config):
-        return lambda a, b, c: self.pick(a, b, c)[launch_config](a, b, c)
-    def __getattr__(self, name):
-        if name.startswith("__") or name == "fast": raise AttributeError(name)
-        return getattr(self.fast, name)
 
 @dataclasses.dataclass(eq=False)
 class AlignedKernelSpec(KernelSpec):
     "A `KernelSpec` whose factory's kernel needs 16-byte-aligned rows; `general(**config)` builds one for any input."
     general: Callable = None
 
-    def build(self, config=None):
+    def build(self, config=None) -> AlignedPair:
         cfg = self.check(config)
         if cfg not in self._built:
             jit = cuda.jit(**self.options(cfg))
             self._built[cfg] = AlignedPair(jit(self.factory(**cfg)), lambda: jit(self.general(**cfg)))
         return self._built[cfg]
+
+    def kernel_for(self, config=None, aligned: bool = True):
+        "The fast build for operands whose rows all start on 16-byte boundaries, else the general one."
+        pair = self.build(config)
+        return pair.fast if aligned else pair.general
 
 # %% ../../nbs/09_warptile.ipynb #c10a5737
 def _threads(cfg): return warp_shape(**cfg)["threads"]
@@ -415,8 +406,6 @@ WARPTILE_CONSTRAINTS = (
      lambda c: _register_need(c) <= _register_budget(c)),
 )
 
-def _warptile_grid(cfg, m, n, k): return (cdiv(n, cfg.BN), cdiv(m, cfg.BM))
-
 # %% ../../nbs/09_warptile.ipynb #94c19deb
 @autotune("BM, BN, WM, WN, MINB", [(128, 128, 64, 64, 1), (128, 128, 64, 32, 2), (128, 128, 32, 64, 2),
                                    (256, 128, 64, 64, 1)])
@@ -430,7 +419,7 @@ def warptile(BM, BN, BK, WM, WN, WNITER, TM, TN, MINB, VEC=True):
 warptile_spec = register(AlignedKernelSpec(
     "warptile", "09_warptile", warptile,
     dict(BM=128, BN=128, BK=8, WM=64, WN=64, WNITER=2, TM=8, TN=4, MINB=1),   # the sweep's winner on an H200
-    block=lambda cfg: (_threads(cfg),), grid=_warptile_grid, constraints=WARPTILE_CONSTRAINTS,
+    block=lambda cfg: (_threads(cfg),), constraints=WARPTILE_CONSTRAINTS,
     static_smem=lambda cfg: (cfg.BM + cfg.BN) * cfg.BK * 4,
     jit_options=lambda cfg: dict(launch_bounds=(_threads(cfg), cfg.MINB)),
     vector_loads=True, general=lambda **cfg: warptile(**cfg, VEC=False),
