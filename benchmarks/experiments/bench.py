@@ -31,7 +31,7 @@ def main(rows, sizes, rounds):
         ref = reference(a, b)
         for name, fn in fns.items():
             c.copy_to_device(np.full((size, size), np.nan, np.float32)); t = time.time(); fn(); cuda.synchronize()
-            err = assert_matmul_correct(c, a, b, tol=1e-5, ref=ref)
+            err = assert_matmul_correct(a, b, c, tol=1e-5, ref=ref)
             print(f"{size} {name:<16} err {err:.2e} first call {time.time() - t:.1f}s", flush=True)
         meds = {n: [] for n in fns}
         for _ in range(rounds):
