@@ -151,8 +151,16 @@ _RAW_HELP = ("a raw @cuda.jit kernel takes either nthreads= and nblocks_fn=(outp
              "as kernel[grid, nthreads](a, b, c, m, n, k, *kernel_args)) or bs= (launched as "
              "kernel[cdiv(c.shape, (bs, bs)), (bs, bs)](a, b, c))")
 
-def launcher(kernel, config=None, nthreads=None, nblocks_fn=None, kernel_args=None, bs=None, dynsmem: int = 0,
-             stream=0, mnk=None) -> Callable:
+def launcher(kernel, # a kernel description (`.launch`), a `@cuda.jit` kernel, or a function `launch(a, b, c)`
+             config=None, # a kernel description's configuration
+             nthreads=None, # block shape, with `nblocks_fn`: `kernel(a, b, c, m, n, k, *kernel_args)`
+             nblocks_fn: Callable | None = None, # `nblocks_fn((m, n), nthreads)` -> grid shape
+             kernel_args: Sequence | None = None, # extra arguments after `(a, b, c, m, n, k)`
+             bs: int | None = None, # block side: `kernel[cdiv(c.shape, (bs, bs)), (bs, bs)](a, b, c)`
+             dynsmem: int = 0, # bytes of dynamic shared memory (raw kernels)
+             stream=0, # the stream to launch on
+             mnk: tuple | None = None, # `(m, n, k)` for flat arrays whose sizes do not tell (see `matmul_shape`)
+            ) -> Callable:
     "A function `launch(a, b, c)` that launches `kernel` in the calling convention its arguments choose (table above)."
     raw = {k: v for k, v in dict(nthreads=nthreads, nblocks_fn=nblocks_fn, kernel_args=kernel_args, bs=bs).items()
            if v is not None}

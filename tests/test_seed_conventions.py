@@ -183,10 +183,12 @@ def test_cuda_mean_runtime_on_a_profile_object():
         def __init__(self, us): self.us = us
         def elapsed_us(self): return self.us
     class Event:
-        def __init__(self, name, us, device="DeviceType.CUDA"): self.name, self.time_range, self.device_type = name, Interval(us), device
+        def __init__(self, name, us, device="DeviceType.CUDA"):
+            self.name, self.time_range, self.device_type = name, Interval(us), device
     class Prof:
-        def events(self): return [Event("cuLaunchKernel", 5, "DeviceType.CPU"), Event("_ZN8__main__8originalE", 100),
-                                  Event("_ZN8__main__8originalE", 300), Event("_ZN8__main__4flatE", 50)]
+        def events(self):
+            two_d, flat = "__main__::original[abi:v1](Array<float, 2, C, mutable, aligned>, …)", "__main__::flat[abi:v1](…)"
+            return [Event("cuLaunchKernel", 5, "DeviceType.CPU"), Event(two_d, 100), Event(two_d, 300), Event(flat, 50)]
     assert cuda_mean_runtime(Prof(), "original") == 0.2
     with pytest.raises(ValueError, match="no kernels"): cuda_mean_runtime(Prof(), "cuLaunchKernel")   # CPU side
     with pytest.raises(TypeError, match="not a torch.profiler log"): cuda_mean_runtime(object(), "x")
