@@ -187,7 +187,8 @@ def test_cuda_mean_runtime_on_a_profile_object():
             self.name, self.time_range, self.device_type = name, Interval(us), device
     class Prof:
         def events(self):
-            two_d, flat = "__main__::original[abi:v1](Array<float, 2, C, mutable, aligned>, …)", "__main__::flat[abi:v1](…)"
+            two_d = "__main__::original[abi:v1](Array<float, 2, C, mutable, aligned>, …)"
+            flat = "__main__::flat[abi:v1](Array<float, 1, C, mutable, aligned>, …)"
             return [Event("cuLaunchKernel", 5, "DeviceType.CPU"), Event(two_d, 100), Event(two_d, 300), Event(flat, 50)]
     assert cuda_mean_runtime(Prof(), "original") == 0.2
     with pytest.raises(ValueError, match="no kernels"): cuda_mean_runtime(Prof(), "cuLaunchKernel")   # CPU side
