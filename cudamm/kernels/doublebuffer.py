@@ -8,26 +8,11 @@ Docs: https://cudamm.github.io/cudamm/doublebuffer.html.md"""
 __all__ = ['doublebuffer_spec', 'doublebuffer']
 
 # %% ../../nbs/10_doublebuffer.ipynb #b352df36
-from .core import autotune, register
-from .warptile import (AlignedKernelSpec, WARPTILE_CONSTRAINTS, compile_source, kernel_namespace,
-                                     source_name, warptile_source, _threads, _warptile_grid)
+from .core import register
+from .warptile import warptile_spec, warptile_variant
 
 # %% ../../nbs/10_doublebuffer.ipynb #9651d9f2
-@autotune("BM, BN, WM, WN, MINB", [(128, 128, 64, 64, 1), (128, 128, 64, 32, 2), (128, 128, 32, 64, 2),
-                                   (256, 128, 64, 64, 1)])
-@autotune("WNITER, TM, TN", [(4, 8, 4), (2, 8, 4), (1, 8, 8)])
-@autotune("BK", [8, 16])
-def doublebuffer(BM, BN, BK, WM, WN, WNITER, TM, TN, MINB, VEC=True):
-    "Chapter 09's warptiled kernel with two shared-memory stages and one barrier per tile."
-    cfg = dict(BM=BM, BN=BN, BK=BK, WM=WM, WN=WN, WNITER=WNITER, TM=TM, TN=TN)
-    return compile_source(warptile_source(**cfg, STAGES=2, VEC=VEC), source_name("doublebuffer", **cfg, VEC=VEC),
-                          kernel_namespace())
-
-doublebuffer_spec = register(AlignedKernelSpec(
-    "doublebuffer", "10_doublebuffer", doublebuffer,
-    dict(BM=128, BN=128, BK=8, WM=64, WN=64, WNITER=4, TM=8, TN=4, MINB=1),
-    block=lambda cfg: (_threads(cfg),), grid=_warptile_grid, constraints=WARPTILE_CONSTRAINTS,
-    static_smem=lambda cfg: 2 * (cfg.BM + cfg.BN) * cfg.BK * 4,
-    jit_options=lambda cfg: dict(launch_bounds=(_threads(cfg), cfg.MINB)),
-    vector_loads=True, general=lambda **cfg: doublebuffer(**cfg, VEC=False),
+doublebuffer_spec = register(warptile_variant(
+    "doublebuffer", warptile_spec.defaults, chapter="10_doublebuffer", STAGES=2,
     description="warptiling with two shared-memory stages, one barrier per tile"))
+doublebuffer = doublebuffer_spec.factory
