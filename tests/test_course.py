@@ -107,13 +107,14 @@ APPENDICES = [("00_utils", "90_utils"), ("00a_core", "91_core"), ("91a_kernels",
 
 
 def test_course_order():
+    "quickstart first after index; appendices last, in order (00_utils and 00a_core accepted until the lead renames them)"
     names = [p.stem for p in NOTEBOOKS if p.stem != "index"]
+    appendix_names = {a for alt in APPENDICES for a in alt}
     if "00_quickstart" in names:
-        first = [n for n in names if n not in {a for alt in APPENDICES for a in alt}][0]
+        first = [n for n in names if n not in appendix_names][0]
         assert first == "00_quickstart", f"the quickstart must be the first notebook after index, not {first}"
     present = [n for alt in APPENDICES for n in alt if n in names]
-    assert present, "no appendix notebook found (00_utils/90_utils, 00a_core/91_core, 91a_kernels, 92_compat, ...)"
-    if any(n.startswith("00") for n in present):
-        pytest.skip("appendices still named 00_utils/00a_core: the lead renames them to 90_utils/91_core")
-    tail = names[-len(present):]
-    assert tail == present, f"the appendices must come last, in this order: {present}; the notebooks end with {tail}"
+    assert present, "no appendix notebook found (90_utils, 91_core, 91a_kernels, 92_compat, 93_figures)"
+    last = [n for n in present if not n.startswith("00")]   # the old names 00_utils/00a_core still sort first
+    tail = names[-len(last):]
+    assert tail == last, f"the appendices must come last, in this order: {last}; the notebooks end with {tail}"
