@@ -96,7 +96,7 @@ def has_png(path):
                for o in c.get("outputs", []))
 
 
-@pytest.mark.skip(reason="until the lead's H100 run stores the outputs (figure cells are new and not yet executed)")
+@pytest.mark.skip(reason="until the lead's H100 run stores the outputs")
 @pytest.mark.parametrize("path", [p for p in CHAPTERS if p.name != "00_quickstart.ipynb"], ids=lambda p: p.stem)
 def test_chapter_has_a_picture(path):
     assert has_png(path), f"{path.name} has no image/png output: add a `#| code-fold: true` cell calling cudamm.figures"
