@@ -6,8 +6,9 @@ Docs: https://cudamm.github.io/cudamm/utils.html.md"""
 
 # %% auto #0
 __all__ = ['gpu_available', 'simulating', 'cdiv', 'to_d', 'to_h', 'array_like', 'random_inputs', 'reference', 'rel_error',
-           'assert_matmul_correct', 'check_kernel', 'flush_l2', 'cuda_event_times', 'cuda_event_time',
-           'cuda_mean_runtime', 'gpu_inputs', 'tflops', 'measure_runtime', 'cublas_fp32', 'environment', 'gpu_clocks']
+           'matmul_shape', 'assert_matmul_correct', 'launcher', 'check_kernel', 'flush_l2', 'cuda_event_times',
+           'cuda_event_time', 'cuda_mean_time', 'cuda_mean_runtime', 'gpu_inputs', 'tflops', 'measure_runtime',
+           'cublas_fp32', 'environment', 'gpu_clocks']
 
 # %% ../nbs/00_utils.ipynb #44f395d5
 import ctypes, gc, math, os, statistics, sys, threading, time, warnings
@@ -100,27 +101,92 @@ def rel_error(c, ref) -> float:
     return float(np.linalg.norm(c - ref) / (den if den > 0 else 1.0))
 
 # %% ../nbs/00_utils.ipynb #00844d6d
-def assert_matmul_correct(c, a, b, tol: float = 1e-5, ref=None) -> float:
-    "Raise `AssertionError` unless `c` is `a @ b` within relative Frobenius error `tol`; returns the error."
-    ref = reference(a, b) if ref is None else ref
-    ch = to_h(c)
+def _size(x) -> int: return math.prod(x.shape)
+
+def matmul_shape(a, b, c, mnk: tuple[int, int, int] | None = None) -> tuple[int, int, int]:
+    "`(m, n, k)` of `c = a @ b`: from the shapes of 2-D arrays, else (flat 1-D arrays) from `mnk` or from the sizes."
+    if mnk is not None: m, n, k = mnk
+    elif len(a.shape) == 2 and len(b.shape) == 2: (m, k), n = a.shape, b.shape[1]
+    else:                                   # |a| = m·k, |b| = k·n, |c| = m·n, so m² = |a|·|c| / |b|: one answer
+        sa, sb, sc = _size(a), _size(b), _size(c)
+        m = math.isqrt(sa * sc // sb) if sb else 0
+        if not (m and m * m * sb == sa * sc and sa % m == 0 and sc % m == 0):
+            raise ValueError(f"cannot tell m, n, k from flat arrays of {sa}, {sb} and {sc} elements: pass mnk=(m, n, k)")
+        k, n = sa // m, sc // m
+    for name, x, want in (("a", a, (m, k)), ("b", b, (k, n)), ("c", c, (m, n))):
+        if tuple(x.shape) != want and (len(x.shape) != 1 or _size(x) != want[0] * want[1]):
+            raise ValueError(f"{name} has shape {tuple(x.shape)}, not {want} (or {want[0] * want[1]} flat), for "
+                             f"m×n×k = {m}×{n}×{k}: the arguments are (a, b, c), inputs first, then the result")
+    return m, n, k
+
+def _as_matrix(x, rows: int, cols: int):
+    "`x` (2-D, or flat in row-major order) as a rows×cols matrix, where it lives (GPU or host)."
+    if tuple(x.shape) == (rows, cols): return x
+    if hasattr(x, "__cuda_array_interface__") and not hasattr(x, "copy_to_host"): x = cuda.as_cuda_array(x)
+    return (x if hasattr(x, "copy_to_host") else np.asarray(x)).reshape(rows, cols)
+
+# %% ../nbs/00_utils.ipynb #8d386a3c
+def assert_matmul_correct(a, b, c, tol: float = 1e-5, ref=None, mnk: tuple[int, int, int] | None = None) -> float:
+    """Raise `AssertionError` unless the result `c` is `a @ b` within relative Frobenius error `tol`; returns the error.
+    Inputs first, then the result. Any dtype; 2-D arrays, or flat ones (`a[x*k + i]`) with `m, n, k` from `mnk` or
+    their sizes (`matmul_shape`); numpy, numba, torch or CuPy arrays."""
+    m, n, k = matmul_shape(a, b, c, mnk)
+    ref = reference(_as_matrix(a, m, k), _as_matrix(b, k, n)) if ref is None else ref
+    ch = to_h(c).reshape(m, n)
     unwritten = int(np.isnan(ch).sum())
     assert not unwritten, f"{unwritten} of {ch.size} output elements are NaN (not written, or computed from NaN)"
     err = rel_error(ch, ref)
-    assert err <= tol, f"relative error {err:.3g} > {tol:g} for a{to_h(a).shape} @ b{to_h(b).shape}"
+    assert err <= tol, f"relative error {err:.3g} > {tol:g} for m×n×k = {m}×{n}×{k} (arguments: a, b, c)"
     return err
 
 # %% ../nbs/00_utils.ipynb #dc3a3626
-def _launcher(kernel, config=None, nthreads=None, nblocks_fn=None, kernel_args=None, dynsmem=0, stream=0):
-    "A function `(a, b, c) -> None` that launches `kernel`: a kernel description, or a raw `@cuda.jit` kernel."
-    if hasattr(kernel, "launch"):
+def _kernel_name(kernel) -> str:
+    return getattr(kernel, "name", None) or getattr(getattr(kernel, "py_func", kernel), "__name__", "kernel")
+
+def _configured(kernel, grid, block, stream=0, dynsmem=0):
+    "`kernel[grid, block]`, with the stream and dynamic shared memory only when they are not the defaults."
+    return kernel[grid, block] if not stream and not dynsmem else kernel[grid, block, stream, dynsmem]
+
+_RAW_HELP = ("a raw @cuda.jit kernel takes either nthreads= and nblocks_fn=(outp_shape, nthreads) -> grid (launched "
+             "as kernel[grid, nthreads](a, b, c, m, n, k, *kernel_args)) or bs= (launched as "
+             "kernel[cdiv(c.shape, (bs, bs)), (bs, bs)](a, b, c))")
+
+def launcher(kernel, # a kernel description (`.launch`), a `@cuda.jit` kernel, or a function `launch(a, b, c)`
+             config=None, # a kernel description's configuration
+             nthreads=None, # block shape, with `nblocks_fn`: `kernel(a, b, c, m, n, k, *kernel_args)`
+             nblocks_fn: Callable | None = None, # `nblocks_fn((m, n), nthreads)` -> grid shape
+             kernel_args: Sequence | None = None, # extra arguments after `(a, b, c, m, n, k)`
+             bs: int | None = None, # block side: `kernel[cdiv(c.shape, (bs, bs)), (bs, bs)](a, b, c)`
+             dynsmem: int = 0, # bytes of dynamic shared memory (raw kernels)
+             stream=0, # the stream to launch on
+             mnk: tuple | None = None, # `(m, n, k)` for flat arrays whose sizes do not tell (see `matmul_shape`)
+            ) -> Callable:
+    "A function `launch(a, b, c)` that launches `kernel` in the calling convention its arguments choose (table above)."
+    raw = {k: v for k, v in dict(nthreads=nthreads, nblocks_fn=nblocks_fn, kernel_args=kernel_args, bs=bs).items()
+           if v is not None}
+    name = _kernel_name(kernel)
+    if hasattr(kernel, "launch"):                        # a KernelSpec: it knows its own grid
+        if raw: raise TypeError(f"{name} is a kernel description (it has .launch) and chooses its own grid: pass "
+                                f"config=, not {', '.join(f'{k}=' for k in raw)}")
         return lambda a, b, c: kernel.launch(a, b, c, config=config, stream=stream)
+    if not hasattr(kernel, "__getitem__"):               # a plain function that launches its own work
+        if not callable(kernel): raise TypeError(f"{kernel!r} is neither a kernel nor a function launch(a, b, c)")
+        if raw or config is not None:
+            raise TypeError(f"{name} is a plain function, called as {name}(a, b, c): drop the launch arguments "
+                            f"({', '.join(f'{k}=' for k in [*raw, *(['config'] if config is not None else [])])})")
+        return kernel
+    if config is not None: raise TypeError(f"config= is for a kernel description (with .launch); {_RAW_HELP}")
+    if bs is not None:
+        if len(raw) > 1: raise TypeError(f"bs= does not mix with {', '.join(f'{k}=' for k in raw if k != 'bs')}: "
+                                         f"{_RAW_HELP}")
+        return lambda a, b, c: _configured(kernel, cdiv(tuple(c.shape), (bs, bs)), (bs, bs), stream, dynsmem)(a, b, c)
     if nthreads is None or nblocks_fn is None:
-        raise TypeError("a raw @cuda.jit kernel needs nthreads= (block shape) and nblocks_fn= (m, n, k) -> grid shape")
+        missing = " and ".join(k for k in ("nthreads=", "nblocks_fn=") if k[:-1] not in raw)
+        raise TypeError(f"{name} needs {missing}: {_RAW_HELP}")
+    extra = tuple(kernel_args or ())
     def launch(a, b, c):
-        m, k = a.shape; n = b.shape[1]
-        args = kernel_args(a, b, c) if callable(kernel_args) else (a, b, c, *(kernel_args or ()))
-        kernel[nblocks_fn(m, n, k), nthreads, stream, dynsmem](*args)
+        m, n, k = matmul_shape(a, b, c, mnk)
+        _configured(kernel, nblocks_fn((m, n), nthreads), nthreads, stream, dynsmem)(a, b, c, m, n, k, *extra)
     return launch
 
 def check_kernel(kernel, m: int, n: int, k: int, tol: float = 1e-5, seed=None, **launch_kw) -> float:
@@ -128,9 +194,9 @@ def check_kernel(kernel, m: int, n: int, k: int, tol: float = 1e-5, seed=None, *
     a, b = random_inputs(m, n, k, seed)
     da, db = to_d(a), to_d(b)
     dc = to_d(np.full((m, n), np.nan, np.float32))
-    _launcher(kernel, **launch_kw)(da, db, dc)
+    launcher(kernel, **launch_kw)(da, db, dc)
     cuda.synchronize()
-    return assert_matmul_correct(dc, da, db, tol=tol)
+    return assert_matmul_correct(da, db, dc, tol=tol)
 
 # %% ../nbs/00_utils.ipynb #d0f3ecc8
 def _require_gpu(what: str):
@@ -190,9 +256,9 @@ def cuda_event_time(fn: Callable[[], object], warmup: int = 3, reps: int = 30, f
     "Median milliseconds of `reps` timed calls of `fn` after `warmup` calls, L2 flushed before each."
     return float(np.median(cuda_event_times(fn, warmup, reps, flush)))
 
-def cuda_mean_runtime(fn: Callable[[], object], warmup: int = 3, reps: int = 10) -> float:
-    "Mean milliseconds of `fn` over `reps` back-to-back calls between two CUDA events (the seeds' timer)."
-    _require_gpu("cuda_mean_runtime")
+def cuda_mean_time(fn: Callable[[], object], warmup: int = 3, reps: int = 10) -> float:
+    "Mean milliseconds of `fn` over `reps` back-to-back calls between two CUDA events: the quick timer."
+    _require_gpu("cuda_mean_time")
     hold = _warm_up(fn, warmup)
     cuda.synchronize()
     _hold_gpu[1, 1](min(hold * reps, 100_000))
@@ -201,6 +267,37 @@ def cuda_mean_runtime(fn: Callable[[], object], warmup: int = 3, reps: int = 10)
     for _ in range(reps): fn()
     end.record(); end.synchronize()
     return cuda.event_elapsed_time(start, end) / reps
+
+# %% ../nbs/00_utils.ipynb #8dfcd67e
+_GPU_CATEGORIES = ("kernel", "gpu_memcpy", "gpu_memset")      # what the GPU ran, in a Chrome trace's categories
+
+def _gpu_activity(prof_log) -> list[tuple[str, float]]:
+    "`(name, microseconds)` of each thing the GPU ran in a torch.profiler log: a `profile` object or a trace file."
+    if isinstance(prof_log, (str, os.PathLike)):
+        import json
+        with open(prof_log) as f: trace = json.load(f)
+        events = trace.get("traceEvents", []) if isinstance(trace, dict) else trace
+        return [(e["name"], float(e["dur"])) for e in events
+                if e.get("ph") == "X" and str(e.get("cat", "")).lower() in _GPU_CATEGORIES]
+    if not hasattr(prof_log, "events"):
+        raise TypeError(f"{type(prof_log).__name__} is not a torch.profiler log: pass the profile object of "
+                        "`with torch.profiler.profile(...) as prof:` or the path of prof.export_chrome_trace(path)")
+    return [(e.name, float(e.time_range.elapsed_us())) for e in prof_log.events()
+            if str(e.device_type).endswith("CUDA")]
+
+def cuda_mean_runtime(prof_log, kernel_name: str, do_print: bool = False) -> float:
+    "Mean CUDA time (ms) of the one kernel whose name contains `kernel_name` in a torch.profiler log; prints seconds."
+    times = {}
+    for name, us in _gpu_activity(prof_log): times.setdefault(name, []).append(us)
+    hits = [name for name in times if kernel_name in name]
+    if len(hits) != 1:
+        listed = "\n  ".join(hits or times) or "(none: was the GPU activity recorded? activities=[ProfilerActivity.CUDA])"
+        raise ValueError(f"{'no' if not hits else len(hits)} kernels in the log have {kernel_name!r} in their name"
+                         f"{'' if hits else '; its kernels'}:\n  {listed}\n"
+                         f"{'give a longer part of one name' if hits else 'give a part of one of these names'}")
+    ms = statistics.fmean(times[hits[0]]) / 1e3
+    if do_print: print(f"{kernel_name}: {ms / 1e3:.6f} s (mean of {len(times[hits[0]])} launches, torch.profiler)")
+    return ms
 
 # %% ../nbs/00_utils.ipynb #e60e49f3
 def gpu_inputs(m: int, n: int, k: int, seed=None):
@@ -212,26 +309,49 @@ def tflops(m: int, n: int, k: int, ms: float) -> float:
     "TFLOP/s of an m×n×k product (2·m·n·k operations) that took `ms` milliseconds."
     return 2 * m * n * k / (ms * 1e-3) / 1e12
 
-def measure_runtime(kernel, m: int = 4096, n: int = 4096, k: int = 4096, *, config=None, nthreads=None,
-                    nblocks_fn=None, kernel_args=None, dynsmem: int = 0, warmup: int = 2, reps: int = 10,
-                    verify: bool = True, tol: float = 1e-5, verbose: bool = True) -> float:
-    "Average CUDA time in ms of `kernel` on an m×n×k product, from `torch.profiler`, verified against float64 first."
+def measure_runtime(kernel, m: int | None = None, n: int | None = None, k: int | None = None, *,
+                    nthreads=None, # seeds: threads per block (with `nblocks_fn`)
+                    nblocks_fn: Callable | None = None, # seeds: `nblocks_fn((m, n), nthreads)` -> grid
+                    kernel_args: Sequence = (), # seeds: passed after `(a, b, c, m, n, k)`
+                    bs: int | None = None, # seeds: `kernel(a, b, c)` on `(bs, bs)` blocks over `c`
+                    runs: int | None = None, # seeds' name for `reps`
+                    do_print: bool = False, # print the mean in seconds, as the seeds did
+                    config=None, # configuration of a kernel description (anything with `.launch`)
+                    inputs: tuple | None = None, # your own `(a, b, c)` (any dtype, 2-D or flat); else random fp32
+                    reps: int | None = None, # timed runs (default 10)
+                    warmup: int = 2, # untimed runs after the verifying one
+                    verify: bool = True, # check the result against float64 first
+                    tol: float = 1e-5, # relative Frobenius error allowed
+                    verbose: bool | None = None, # print cudamm's summary (ms, TFLOP/s); default: unless `do_print`
+                    dynsmem: int = 0, # dynamic shared memory (bytes) of a raw kernel's launch
+                   ) -> float:
+    "Mean CUDA time in ms of `kernel` on an m×n×k product (default 4092³), from `torch.profiler`, verified first."
+    if runs is not None and reps is not None and runs != reps:
+        raise TypeError(f"runs={runs} and reps={reps} both count the timed runs: give one")
+    reps = runs if runs is not None else 10 if reps is None else reps
+    verbose = not do_print if verbose is None else verbose
+    mnk = None if None in (m, n, k) else (m, n, k)
+    launch = launcher(kernel, config, nthreads, nblocks_fn, kernel_args or None, bs, dynsmem, mnk=mnk)  # checks first
     _require_gpu("measure_runtime")
     from torch.profiler import ProfilerActivity, profile
-    launch = _launcher(kernel, config, nthreads, nblocks_fn, kernel_args, dynsmem)
-    a, b, c = gpu_inputs(m, n, k)
+    if inputs is None:
+        m, n, k = (4092 if x is None else x for x in (m, n, k))
+        a, b, c = gpu_inputs(m, n, k)
+    else:
+        a, b, c = (to_d(x) for x in inputs)
+        m, n, k = matmul_shape(a, b, c, mnk)
+        if verify and c.dtype.kind == "f": c.copy_to_device(np.full(c.shape, np.nan, c.dtype))
     launch(a, b, c); cuda.synchronize()
-    err = assert_matmul_correct(c, a, b, tol=tol) if verify else math.nan
+    err = assert_matmul_correct(a, b, c, tol=tol, mnk=(m, n, k)) if verify else math.nan
     for _ in range(warmup): launch(a, b, c)
     cuda.synchronize()
     with profile(activities=[ProfilerActivity.CUDA], acc_events=True) as prof:
         for _ in range(reps): launch(a, b, c)
         cuda.synchronize()
-    kernels = [e for e in prof.events() if str(e.device_type).endswith("CUDA")]   # the GPU side of each launch
-    ms = sum(e.time_range.elapsed_us() for e in kernels) / 1e3 / reps
-    if verbose:
-        name = getattr(kernel, "name", getattr(kernel, "__name__", "kernel"))
-        print(f"{name}: {ms:.3f} ms, {tflops(m, n, k, ms):.2f} TFLOP/s at {m}×{n}×{k} (rel. error {err:.1e})")
+    ms = sum(us for _, us in _gpu_activity(prof)) / 1e3 / reps      # every kernel a launch ran (cuBLAS may run two)
+    name = _kernel_name(kernel)
+    if do_print: print(f"{name}: {ms / 1e3:.6f} s (mean of {reps} runs, torch.profiler)")
+    if verbose: print(f"{name}: {ms:.3f} ms, {tflops(m, n, k, ms):.2f} TFLOP/s at {m}×{n}×{k} (rel. error {err:.1e})")
     return ms
 
 # %% ../nbs/00_utils.ipynb #e0ee84e8

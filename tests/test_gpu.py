@@ -28,7 +28,7 @@ def test_launch_on_a_torch_stream(name):
         c = torch.full((300, 170), float("nan"), device="cuda")
         get_kernel(name).launch(a, b, c, stream=cuda.external_stream(stream.cuda_stream))
     stream.synchronize()
-    assert_matmul_correct(c.cpu().numpy(), a.cpu().numpy(), b.cpu().numpy())
+    assert_matmul_correct(a.cpu().numpy(), b.cpu().numpy(), c.cpu().numpy())
 
 
 @pytest.mark.parametrize("kernel", [None, "smem", "pipelined"])
@@ -46,7 +46,7 @@ def test_matmul_runs_on_torchs_current_stream(kernel):
         a.copy_(new_a)                          # ...before a changes, still on s
         c = matmul(a, b, kernel=kernel)         # must run after the copy
     s.synchronize()
-    assert_matmul_correct(c.cpu().numpy(), new_a.cpu().numpy(), b.cpu().numpy())
+    assert_matmul_correct(new_a.cpu().numpy(), b.cpu().numpy(), c.cpu().numpy())
 
 
 def test_timers_return_milliseconds():
@@ -78,8 +78,7 @@ def test_measure_runtime_takes_a_raw_kernel():
             for i in range(a.shape[1]): acc += a[row, i] * b[i, col]
             c[row, col] = acc
 
-    ms = measure_runtime(raw, 256, 256, 256, nthreads=(16, 16), nblocks_fn=lambda m, n, k: cdiv((m, n), (16, 16)),
-                         verbose=False)
+    ms = measure_runtime(raw, 256, 256, 256, bs=16, verbose=False)
     assert ms > 0
 
 

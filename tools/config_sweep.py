@@ -86,7 +86,7 @@ def main(argv=None):
         out = {}
         for s, (a, b, c, ref) in inputs.items():
             c.copy_to_device(nan[s]); cublas_fp32(a, b, c); cuda.synchronize()
-            assert_matmul_correct(c, a, b, ref=ref)
+            assert_matmul_correct(a, b, c, ref=ref)
             out[s] = cuda_event_time(lambda: cublas_fp32(a, b, c), reps=args.reps)
         return out
 
@@ -104,7 +104,7 @@ def main(argv=None):
         try:
             for s, (a, b, c, ref) in inputs.items():
                 c.copy_to_device(nan[s]); spec.launch(a, b, c, config=cfg); cuda.synchronize()
-                try: err = assert_matmul_correct(c, a, b, ref=ref)
+                try: err = assert_matmul_correct(a, b, c, ref=ref)
                 except AssertionError as e:
                     res[s] = (np.nan, np.nan); status = f"WRONG at {s}: {e}"[:120]; continue
                 if t0 is not None: t_compile, t0 = time.time() - t0, None

@@ -9,12 +9,12 @@ __all__ = ['linear_spec', 'padded_spec', 'spread_spec', 'wavefronts', 'shared_tr
            'bankconflicts_padded', 'bankconflicts_spread']
 
 # %% ../../nbs/07_bankconflicts.ipynb #bdbcabdc
+import dataclasses
 from collections import defaultdict
 
 import numpy as np
-from .core import KernelSpec, register, autotune
-from .vectorize import (Tiling, tiled_kernel, fragment_columns, TILE_CONSTRAINTS, tile_threads,
-                                      tile_jit_options)
+from .core import register, autotune
+from .vectorize import Tiling, tiled_kernel, fragment_columns, vectorize, vectorize_spec
 
 # %% ../../nbs/07_bankconflicts.ipynb #3b59d53e
 def wavefronts(addresses, width: int = 4) -> int:
@@ -65,22 +65,17 @@ def traffic_table(tilings: dict) -> str:
     return "\n".join(lines)
 
 # %% ../../nbs/07_bankconflicts.ipynb #63496c09
-_TILE_SPACE = [("BM, BN", [(128, 128), (128, 64), (64, 128), (64, 64)]), ("BK, UNROLL", [(16, 16), (8, 8), (16, 1)]),
-               ("TM, TN", [(8, 8), (8, 4), (4, 8)])]
-
 def _tunable(factory):
-    "The tiling search space of chapter 06 on `factory`."
-    for names, values in reversed(_TILE_SPACE): factory = autotune(names, values)(factory)
+    "Chapter 06's tiling search space (`vectorize`'s) on `factory`."
+    factory.tune_axes = list(vectorize.tune_axes) + list(getattr(factory, "tune_axes", []))
     return factory
 
-_DEFAULTS = dict(BM=128, BN=128, BK=16, TM=8, TN=8, UNROLL=16)
-
-def _spec(name, factory, description, defaults=_DEFAULTS, constraints=(), smem=None):
-    return register(KernelSpec(
-        name, "07_bankconflicts", factory, dict(defaults), block=tile_threads,
-        constraints=TILE_CONSTRAINTS + tuple(constraints),
-        static_smem=smem or (lambda cfg: 4 * cfg.BK * (cfg.BM + cfg.BN)), jit_options=tile_jit_options,
-        vector_loads=True, description=description))
+def _spec(name, factory, description, extra=None, constraints=(), smem=None):
+    "Chapter 06's description (defaults, launch, constraints) of a variant of its kernel, registered as `name`."
+    return register(dataclasses.replace(
+        vectorize_spec, name=name, chapter="07_bankconflicts", factory=factory,
+        defaults={**vectorize_spec.defaults, **(extra or {})}, constraints=vectorize_spec.constraints + tuple(constraints),
+        static_smem=smem or vectorize_spec.static_smem, description=description))
 
 # %% ../../nbs/07_bankconflicts.ipynb #8a7c6754
 @_tunable
@@ -99,7 +94,7 @@ def bankconflicts_padded(BM, BN, BK, TM, TN, UNROLL, PAD):
     return tiled_kernel(Tiling(BM, BN, BK, TM, TN, SA=BM + PAD, SB=BN + PAD), UNROLL)
 
 padded_spec = _spec("bankconflicts_padded", bankconflicts_padded,
-                    "kernel 6 with shared rows padded by PAD floats (Boehm's kernel 8)", dict(_DEFAULTS, PAD=4),
+                    "kernel 6 with shared rows padded by PAD floats (Boehm's kernel 8)", dict(PAD=4),
                     [("PAD % 4 == 0: padded rows must stay 16-byte aligned for the 16-byte shared loads and stores",
                       lambda c: c.PAD % 4 == 0)],
                     smem=lambda cfg: 4 * cfg.BK * (cfg.BM + cfg.BN + 2 * cfg.PAD))

@@ -10,7 +10,7 @@ __all__ = ['U', 'TILE_CONSTRAINTS', 'vectorize_spec', 'Tiling', 'tile_loader', '
 
 # %% ../../nbs/06_vectorize.ipynb #4d0c07ee
 from ..utils import cdiv
-from ..intrinsics import load_f32x4, store_f32x4, store_shared_f32x4, address
+from ..intrinsics import ldg4, stg4, sts4, address, compile_source
 from .core import KernelSpec, register, autotune
 
 from typing import NamedTuple
@@ -51,7 +51,7 @@ def tile_loader(t: Tiling, VEC: bool, MASKED: bool):
             row, col = min(bm + r, M - U(1)), k0 + kk          # clamped: rows past M repeat row M-1
             if VEC:
                 if MASKED and col >= kend: x0 = x1 = x2 = x3 = zero
-                else: x0, x1, x2, x3 = load_f32x4(a, (row, col))
+                else: x0, x1, x2, x3 = ldg4(a, (row, col))
             else:
                 x0 = a[row, col] if not MASKED or col < kend else zero
                 x1 = a[row, col + U(1)] if not MASKED or col + U(1) < kend else zero
@@ -66,7 +66,7 @@ def tile_loader(t: Tiling, VEC: bool, MASKED: bool):
             r, n = f // uBN4, f % uBN4 * U(4)
             krow = k0 + r
             if MASKED and krow >= kend: x0 = x1 = x2 = x3 = zero
-            elif VEC: x0, x1, x2, x3 = load_f32x4(b, (krow, min(bn + n, N - U(4))))   # clamped: past N repeats
+            elif VEC: x0, x1, x2, x3 = ldg4(b, (krow, min(bn + n, N - U(4))))   # clamped: past N repeats
             else:
                 x0 = b[krow, min(bn + n, N - U(1))]
                 x1 = b[krow, min(bn + n + U(1), N - U(1))]
@@ -79,7 +79,7 @@ def tile_loader(t: Tiling, VEC: bool, MASKED: bool):
                 Bs[p + U(2) * uNTC] = x2
                 Bs[p + U(3) * uNTC] = x3
             else:
-                store_shared_f32x4(Bs, r * uSB + n, x0, x1, x2, x3)
+                sts4(Bs, r * uSB + n, x0, x1, x2, x3)
     return _device(load)
 
 # %% ../../nbs/06_vectorize.ipynb #338be08d
@@ -106,8 +106,7 @@ def tile_product(t: Tiling, UNROLL: int):
     CT, CJ = fragment_columns(t)
     env = dict(U=U, TM=t.TM, TN=t.TN, CJ=CJ, **{k: np.uint64(v) for k, v in dict(
         uSA=t.SA, uSB=t.SB, uTM=t.TM, uCT=CT, uNTC=t.BN // t.TN, uBK=t.BK, uUNROLL=UNROLL).items()})
-    exec(compile(product_source(t, UNROLL), f"<tile product {tuple(t)} UNROLL={UNROLL}>", "exec"), env)
-    return _device(env["product"])
+    return _device(compile_source(product_source(t, UNROLL), f"<tile product {tuple(t)} UNROLL={UNROLL}>", env, "product"))
 
 # %% ../../nbs/06_vectorize.ipynb #ef339af0
 def block_body(t: Tiling, UNROLL: int, VEC: bool):
@@ -143,8 +142,8 @@ def block_body(t: Tiling, UNROLL: int, VEC: bool):
                 for g in range(TG):
                     col = bn + tcol * uCT + U(g * CJ)
                     if VEC:                             # N % 4 == 0: a float4 is wholly inside C or outside
-                        if col < N: store_f32x4(c, (row, col), acc[i * TN + 4 * g], acc[i * TN + 4 * g + 1],
-                                                acc[i * TN + 4 * g + 2], acc[i * TN + 4 * g + 3])
+                        if col < N: stg4(c, (row, col), acc[i * TN + 4 * g], acc[i * TN + 4 * g + 1],
+                                         acc[i * TN + 4 * g + 2], acc[i * TN + 4 * g + 3])
                     else:
                         for e in range(4):
                             if col + U(e) < N: c[row, col + U(e)] = acc[i * TN + 4 * g + e]
