@@ -6,7 +6,8 @@ Docs: https://cudamm.github.io/cudamm/inspect.html.md"""
 
 # %% auto #0
 __all__ = ['SASS_GROUPS', 'SM_LIMITS', 'ptx_counts', 'ptxas_info', 'sass_lines', 'hottest_loop', 'sass_histogram', 'occupancy',
-           'Report', 'resolve', 'inspect_many', 'inspect', 'lint', 'reports_table', 'main']
+           'Report', 'resolve', 'inspect_many', 'inspect', 'lint', 'reports_table', 'mangled_name_piece',
+           'parse_ncu_csv', 'ncu_metrics', 'main']
 
 # %% ../nbs/11_inspect.ipynb #727a8281
 import contextlib, dataclasses, json, os, queue, re, shutil, subprocess, sys, tempfile, threading, traceback
@@ -261,6 +262,65 @@ def reports_table(reports, rows=Report.ROWS):
     head = "| | " + " | ".join(r.kernel for r in reports) + " |\n|---|" + "---|" * len(reports)
     body = "\n".join(f"| {k} | " + " | ".join(str(getattr(r, k)) for r in reports) + " |" for k in rows)
     return Markdown(head + "\n" + body)
+
+# %% ../nbs/11_inspect.ipynb #314442a3
+import csv
+
+_NCU_CHILD = """
+import json, sys
+import numpy as np
+from cudamm.inspect import resolve
+from cudamm.utils import to_d, cuda
+name, config, m, n, k = json.loads(sys.argv[1])
+rng = np.random.default_rng(0)
+a = to_d(rng.standard_normal((m, k), dtype=np.float32))
+b = to_d(rng.standard_normal((k, n), dtype=np.float32))
+c = cuda.device_array((m, n), np.float32)
+resolve(name).launch(a, b, c, config=config or None)
+cuda.synchronize()
+"""
+
+def mangled_name_piece(fn) -> str:
+    "The part of numba's mangled kernel name that spells `fn`'s module and qualified name (`6cudamm7kernels5naive…`)."
+    escape = lambda s: "".join(ch if ch.isalnum() or ch == "_" else f"_{ord(ch):02x}" for ch in s)
+    return "".join(f"{len(p)}{p}" for p in map(escape, f"{fn.__module__}.{fn.__qualname__}".split(".")))
+
+def parse_ncu_csv(text: str) -> list[dict]:
+    "{metric: value} for each kernel launch in `ncu --csv` output, in launch order; numbers as floats."
+    rows = [l for l in text[max(text.find('"ID"'), 0):].splitlines() if l.startswith('"')]
+    launches = {}
+    for row in csv.DictReader(rows):
+        value = row["Metric Value"].replace(",", "")
+        with contextlib.suppress(ValueError): value = float(value)
+        launches.setdefault(int(row["ID"]), {})[row["Metric Name"]] = value
+    return [launches[i] for i in sorted(launches)]
+
+def ncu_metrics(kernel, metrics, m: int, n: int, k: int, config=None, ncu: str | None = None, timeout: float = 900) -> dict:
+    """Nsight Compute's `metrics` (names, or one name) for one launch of `kernel` (a registered name or `"module:attribute"`)
+    at m×n×k with random inputs: {metric: value} in base units, from `ncu --csv` on a child process. Needs a GPU and `ncu`."""
+    spec = resolve(kernel)
+    if not isinstance(kernel, str):
+        if REGISTRY.get(spec.name) is not spec:
+            raise ValueError(f"{spec.name}: ncu_metrics runs the kernel in a child process, which finds it by name: "
+                             "register the spec, or pass \"module:attribute\"")
+        kernel = spec.name
+    metrics = [metrics] if isinstance(metrics, str) else list(metrics)
+    exe = ncu or _nvidia_tool("ncu")
+    if exe is None or shutil.which(exe) is None:
+        raise RuntimeError("ncu (Nsight Compute) not found: install it (it comes with the CUDA toolkit), put it on the PATH, "
+                           "or set CUDAMM_NCU=/path/to/ncu")
+    pattern = mangled_name_piece(spec.body(config))
+    cmd = [exe, "--csv", "--print-units", "base", "--clock-control", "none", "--kernel-name-base", "mangled",
+           "-k", f"regex:{pattern}", "-c", "1", "--metrics", ",".join(metrics),
+           sys.executable, "-c", _NCU_CHILD, json.dumps([kernel, dict(config or {}), m, n, k])]
+    run = subprocess.run(cmd, capture_output=True, text=True, env=_child_env(), timeout=timeout)
+    launches = parse_ncu_csv(run.stdout)
+    missing = [x for x in metrics if not launches or x not in launches[0]]
+    if run.returncode or missing:
+        hint = " (no permission to read the counters: run as root or allow profiling)" if "ERR_NVGPUCTRPERM" in run.stdout + run.stderr else ""
+        raise RuntimeError(f"ncu gave no {', '.join(missing) or 'result'} for {kernel} (exit {run.returncode}){hint}:\n"
+                           f"{run.stdout[-2000:]}\n{run.stderr[-2000:]}")
+    return {x: launches[0][x] for x in metrics}
 
 # %% ../nbs/11_inspect.ipynb #1a98fa93
 def main(argv=None):

@@ -1,4 +1,4 @@
-"""`cudamm.matmul(a, b)` for torch, CuPy, numba and numpy arrays: checked, zero-copy where it can be, the fastest kernel for the shape.
+"""`cudamm.matmul(a, b)` for torch, CuPy, numba and numpy arrays: checked, zero-copy where it can be, the kernel and configuration the autotune cache knows to be fastest for the shape.
 
 Docs: https://cudamm.github.io/cudamm/matmul.html.md"""
 
