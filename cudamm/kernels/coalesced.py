@@ -14,7 +14,7 @@ from numba import cuda, float32
 
 # %% ../../nbs/02_coalesced.ipynb #66d2875f
 def uncoalesced(BLOCK):
-    "Kernel 1 as Boehm and the lecture wrote it: consecutive threads of a warp compute consecutive *rows* of C."
+    "Kernel 1 as Boehm wrote it: consecutive threads of a warp compute consecutive *rows* of C."
     def kernel(a, b, c):
         row, col = cuda.grid(2)                 # x, the fast index within a warp, walks down a column of C
         if row < c.shape[0] and col < c.shape[1]:
@@ -28,4 +28,4 @@ uncoalesced_spec = register(KernelSpec(
     "uncoalesced", "02_coalesced", uncoalesced, dict(BLOCK=32),
     block=lambda cfg: (cfg.BLOCK, cfg.BLOCK),
     tile=lambda cfg: (cfg.BLOCK, cfg.BLOCK), grid=cover_by_rows,   # x over rows, y over columns
-    description="naive with x → row: uncoalesced (Boehm's kernel 1, the lecture)"))
+    description="naive with x → row: uncoalesced (Boehm's kernel 1)"))
