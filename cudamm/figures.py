@@ -122,7 +122,7 @@ def thread_mapping(block: int = 32, x_along: str = "columns", k: int = 5, n: int
                         fontsize=9, arrowprops=dict(arrowstyle="->", lw=0.8), zorder=6)
         row[2].annotate("lane 31", (last[1] + 0.5, last[0] + 0.5), xytext=(block * 0.55, block * 0.75),
                         fontsize=9, arrowprops=dict(arrowstyle="->", lw=0.8), zorder=6)
-        label = ("x → column (coalesced): one row of C" if good else "x → row (uncoalesced): one column of C")
+        label = "x → column (coalesced)" if good else "x → row (uncoalesced)"
         row[0].text(-0.12, 0.5, label, transform=row[0].transAxes, rotation=90, ha="center", va="center",
                     fontsize=11, color=color, weight="bold")
     caption(fig, f"One warp (threads 0–31, x fastest) of a {block}×{block} block at step k = {k} (dashed). "
