@@ -370,8 +370,8 @@ def plot_results(src, out_dir, size=(4096, 4096, 4096)) -> dict:
     names = list(dict.fromkeys(r["kernel"] for r in recs))
     ours = [nm for nm in names if not any(r["peer"] for r in recs if r["kernel"] == nm)]
     import matplotlib
-    order = [*range(0, 20, 2), *range(1, 20, 2)]               # tab20's strong colours first, then the pale ones
-    colors = {nm: matplotlib.colormaps["tab20"](order[i % 20]) for i, nm in enumerate(ours)}
+    order = [c for c in [*range(0, 20, 2), *range(1, 20, 2)] if c not in (14, 15)]   # strong colours, then pale;
+    colors = {nm: matplotlib.colormaps["tab20"](order[i % len(order)]) for i, nm in enumerate(ours)}  # no greys
     colors.update({"cuBLAS fp32": "black", "Triton fp32": "tab:gray"})
 
     fig = Figure(figsize=(10, 6), layout="constrained")
@@ -380,20 +380,25 @@ def plot_results(src, out_dir, size=(4096, 4096, 4096)) -> dict:
     for nm in names:
         pts = [r for r in recs if r["kernel"] == nm and r["tflops"] is not None]
         peer = any(r["peer"] for r in recs if r["kernel"] == nm)
-        sq = sorted((r["m"], r["tflops"]) for r in pts if r["m"] == r["n"] == r["k"])
+        squares = sorted((r["m"], r["tflops"]) for r in pts if r["m"] == r["n"] == r["k"])
+        sq = [(s, t) for s, t in squares if s & (s - 1) == 0]          # powers of two: the line
+        odd = [(s, t) for s, t in squares if s & (s - 1)]             # 4092 beside 4096 would zigzag it: markers
         other = [((r["m"] * r["n"] * r["k"]) ** (1 / 3), r["tflops"]) for r in pts if not r["m"] == r["n"] == r["k"]]
         style = dict(color=colors.get(nm), lw=2.2 if peer else 1.5, ls="--" if peer else "-")
         if sq: ax.plot(*zip(*sq), marker="o", ms=3.5, label=nm, **style); sizes_seen.update(s for s, _ in sq)
-        if other: ax.plot(*zip(*other), ls="none", marker="x", ms=7, color=style["color"], label=None if sq else nm)
+        if odd: ax.plot(*zip(*odd), ls="none", marker="D", ms=5, mfc="none", color=style["color"],
+                        label=None if sq else nm)
+        if other: ax.plot(*zip(*other), ls="none", marker="x", ms=7, color=style["color"],
+                          label=None if sq or odd else nm)
     ax.set_xscale("log", base=2)
     ticks = sorted(s for s in sizes_seen if s & (s - 1) == 0)
     if ticks: ax.set_xticks(ticks, [str(t) for t in ticks])
-    ax.set_xlabel("M = N = K  (×: other shapes, at the cube root of M·N·K)")
+    ax.set_xlabel("M = N = K  (lines: powers of two; ◇: other squares; ×: other shapes, at the cube root of M·N·K)")
     ax.set_ylabel("TFLOP/s (fp32)")
     ax.set_title("SGEMM throughput by size: cudamm's kernels, cuBLAS and Triton (dashed)")
     ax.grid(True, which="major", alpha=0.3)
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8, frameon=False)
-    fig.text(0.01, 0.005, _caption(env), fontsize=7, color="0.35", ha="left", va="bottom")
+    fig.supxlabel(_caption(env), x=0.01, ha="left", fontsize=7, color="0.35")   # constrained layout makes room
     paths["tflops_plot"] = out / "tflops_vs_size.png"
     fig.savefig(paths["tflops_plot"], dpi=120)
 
@@ -414,7 +419,7 @@ def plot_results(src, out_dir, size=(4096, 4096, 4096)) -> dict:
         ax.set_xlim(0, max([110.0, *vals]) * 1.25)
         ax.set_xlabel("% of cuBLAS fp32 (TF32 off), same run")
         ax.set_title(f"% of cuBLAS at {_label(*at)}")
-        fig.text(0.01, 0.005, _caption(env), fontsize=6, color="0.35", ha="left", va="bottom")
+        fig.supxlabel(_caption(env), x=0.01, ha="left", fontsize=6, color="0.35")
         paths["pct_plot"] = out / f"pct_cublas_{at[0] if at[0] == at[1] == at[2] else 'x'.join(map(str, at))}.png"
         fig.savefig(paths["pct_plot"], dpi=120)
     return paths

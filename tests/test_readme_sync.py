@@ -1,6 +1,6 @@
 """README.md must say what the course's front page (nbs/index.ipynb) says: `tools/sync_readme.py` copies the
 marked blocks; this fails when someone edited one side only."""
-import importlib.util, json, shutil
+import importlib.util, json, re, shutil
 from pathlib import Path
 
 import pytest
@@ -64,7 +64,28 @@ def test_results_from_a_sweep(copy, tmp_path):
     assert sync_readme.check(copy) == []
     nb = sync_readme.blocks(sync_readme.index_markdown(copy / "nbs" / "index.ipynb"))["results"]
     md = sync_readme.blocks((copy / "README.md").read_text())["results"]
-    assert "](../benchmarks/results/pct_cublas_4096.png)" in nb and "](benchmarks/results/pct_cublas_4096.png)" in md
+    # the notebook (and so the docs site) links no image outside nbs/: the README alone shows the plot files
+    assert "<!-- readme: ![% of cuBLAS](benchmarks/results/pct_cublas_4096.png) -->" in nb
+    assert "\n![% of cuBLAS](benchmarks/results/pct_cublas_4096.png)\n" in md and "<!-- readme:" not in md
+    assert f"]({sync_readme.GITHUB_BLOB}benchmarks/results/results.csv)" in nb and "](../" not in nb
     assert "| `naive` | 1.4 | 3% |" in md and "made-up GPU" in md and "Placeholder" not in md
     assert "# | `naive` | 1.4 | 3% |" in src.read_text() and "old" not in src.read_text()
     json.loads((copy / "nbs" / "index.ipynb").read_text())          # still a notebook
+
+
+def test_readme_links_resolve():
+    "Every relative link or image in the README names a file of the repository (its links are from the root)."
+    text = (ROOT / "README.md").read_text()
+    targets = [t.split("#")[0] for t in re.findall(r"\]\(([^)\s]+)\)", text) if not re.match(r"[a-z]+:|#", t)]
+    assert targets, "the README links no files: the check would prove nothing"
+    missing = [t for t in targets if not (ROOT / t).exists()]
+    assert not missing, f"README.md links files that do not exist from the repository root: {missing}"
+
+
+def test_readme_only_lines():
+    "`<!-- readme: ... -->` lines become the bare line in the README; notebook links to files outside nbs/ go to GitHub."
+    nb_form = sync_readme.for_notebook("![plot](benchmarks/results/x.png)\n\nAll: [`r.csv`](benchmarks/results/r.csv), "
+                                       "[site](https://example.org).\n")
+    assert nb_form.startswith("<!-- readme: ![plot](benchmarks/results/x.png) -->\n")
+    assert f"[`r.csv`]({sync_readme.GITHUB_BLOB}benchmarks/results/r.csv)" in nb_form and "(https://example.org)" in nb_form
+    assert sync_readme.for_readme(nb_form).startswith("![plot](benchmarks/results/x.png)\n")

@@ -2,9 +2,16 @@
 """Keep README.md in step with the course front page, nbs/index.ipynb.
 
 Both files hold the same marked blocks, `<!-- NAME -->` ... `<!-- /NAME -->` (about, setup, chapters, results).
-index.ipynb is the source: this script copies each block from its markdown cells into the README, where
-relative links written for the notebook's folder (`](../benchmarks/...`) become links from the repository root
-(`](benchmarks/...`). Everything outside the blocks (the README's Development section, say) is the README's own.
+index.ipynb is the source: this script copies each block from its markdown cells into the README. Two things
+differ between the two pages, because the docs site publishes only what is under nbs/:
+
+- an image that only the README shows (the front page draws its plots in code cells) is written in the notebook
+  as an HTML comment, `<!-- readme: ![alt](benchmarks/results/x.png) -->`, with a link from the repository root;
+  the README gets the bare image line;
+- relative links written for the notebook's folder (`](../benchmarks/...`) become links from the repository root
+  (`](benchmarks/...`); the results block links files outside nbs/ through their GitHub address instead.
+
+Everything outside the blocks (the README's Development section, say) is the README's own.
 
     python tools/sync_readme.py            # rewrite README.md's blocks from nbs/index.ipynb
     python tools/sync_readme.py --check    # exit 1, with a diff, if README.md is out of step (CI runs this as a test)
@@ -18,6 +25,8 @@ import argparse, difflib, json, re, sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+GITHUB_BLOB = "https://github.com/cudamm/cudamm/blob/main/"      # files outside nbs/, linked from the docs site
+README_ONLY = re.compile(r"<!-- readme: (.*?) -->")
 BLOCK = re.compile(r"<!-- (?P<name>[a-z][a-z0-9_-]*) -->\n(?P<body>.*?)<!-- /(?P=name) -->", re.S)
 
 
@@ -33,8 +42,17 @@ def blocks(text: str) -> dict:
 
 
 def for_readme(body: str) -> str:
-    "A block as the README shows it: links relative to nbs/ made relative to the repository root."
-    return body.replace("](../", "](")
+    "A block as the README shows it: README-only lines uncommented, links relative to nbs/ made relative to the root."
+    return README_ONLY.sub(lambda m: m[1], body).replace("](../", "](")
+
+
+def for_notebook(body: str) -> str:
+    "A block written with links from the repository root, as the notebook holds it: images README-only, files on GitHub."
+    out = []
+    for line in body.splitlines(keepends=True):
+        if line.startswith("!["): out.append(f"<!-- readme: {line.rstrip()} -->\n")
+        else: out.append(re.sub(r"\]\((?!https?:|#)([^)]+)\)", lambda m: f"]({GITHUB_BLOB}{m[1]})", line))
+    return "".join(out)
 
 
 def synced(readme: str, index_md: str) -> str:
@@ -77,7 +95,7 @@ def set_results(results_json: Path, root: Path = ROOT, authoring: Path | None = 
     "Write the results block, made by `cudamm.bench.results_markdown` from a sweep's JSON, into the index notebook."
     sys.path.insert(0, str(root))
     from cudamm.bench import results_markdown
-    body = results_markdown(results_json, image_dir="../benchmarks/results")
+    body = for_notebook(results_markdown(results_json, image_dir="benchmarks/results"))
     path = root / "nbs" / "index.ipynb"
     nb = json.loads(path.read_text())
     cell = next((c for c in nb["cells"] if c["cell_type"] == "markdown" and "<!-- results -->" in "".join(c["source"])), None)
