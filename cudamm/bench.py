@@ -432,6 +432,16 @@ def _slow(rec) -> bool:
 
 FRONT_SIZES = [(4096, 4096, 4096), (4092, 4092, 4092), (8192, 8192, 8192), (5120, 256, 5120)]
 
+def _since(name, records) -> str:
+    "A note when a kernel ran at a configuration that is no longer its registered default: ' (then X=1, now X=2)'."
+    spec, rec = REGISTRY.get(name), next((r for r in records if r and r.get("config")), None)
+    if spec is None or rec is None: return ""
+    ran = dict(kv.split("=", 1) for kv in rec["config"].split(", ") if "=" in kv)
+    changed = [k for k, v in spec.defaults.items() if k in ran and ran[k] != str(v)]
+    if not changed: return ""
+    then = ", ".join(f"{k}={ran[k]}" for k in changed); now = ", ".join(f"{k}={spec.defaults[k]}" for k in changed)
+    return f" (ran at {then}; default now {now})"
+
 def results_markdown(src=None, image_dir="benchmarks/results") -> str:
     "The front page's results block: environment, a table of TF/s and % of cuBLAS, the two plots (placeholder if `src` is None)."
     if src is None:
@@ -455,7 +465,7 @@ def results_markdown(src=None, image_dir="benchmarks/results") -> str:
     head = ["kernel"] + [f"TF/s at {_label(*cols[0])}"] * bool(cols) + [f"% of cuBLAS at {_label(*s)}" for s in cols]
     lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for nm in names:
-        row = [f"`{nm}`"]
+        row = [f"`{nm}`" + _since(nm, [by.get((nm, *s)) for s in cols])]
         for i, s in enumerate(cols):
             r = by.get((nm, *s))
             if i == 0: row.append(f"{r['tflops']:.1f}" if r and r["tflops"] is not None else "—")
