@@ -96,25 +96,18 @@ def has_png(path):
                for o in c.get("outputs", []))
 
 
-@pytest.mark.skip(reason="until the lead's H100 run stores the outputs")
 @pytest.mark.parametrize("path", [p for p in CHAPTERS if p.name != "00_quickstart.ipynb"], ids=lambda p: p.stem)
 def test_chapter_has_a_picture(path):
     assert has_png(path), f"{path.name} has no image/png output: add a `#| code-fold: true` cell calling cudamm.figures"
 
 
 # (e) course order -----------------------------------------------------------------------------------------------
-APPENDICES = [("00_utils", "90_utils"), ("00a_core", "91_core"), ("91a_kernels",), ("92_compat",), ("93_figures",)]
+APPENDICES = [("90_utils",), ("91_core",), ("91a_kernels",), ("92_compat",), ("93_figures",)]
 
 
 def test_course_order():
-    "quickstart first after index; appendices last, in order (00_utils and 00a_core accepted until the lead renames them)"
+    "The quickstart is the first notebook after the front page; the appendices come last, in order."
     names = [p.stem for p in NOTEBOOKS if p.stem != "index"]
-    appendix_names = {a for alt in APPENDICES for a in alt}
-    if "00_quickstart" in names:
-        first = [n for n in names if n not in appendix_names][0]
-        assert first == "00_quickstart", f"the quickstart must be the first notebook after index, not {first}"
-    present = [n for alt in APPENDICES for n in alt if n in names]
-    assert present, "no appendix notebook found (90_utils, 91_core, 91a_kernels, 92_compat, 93_figures)"
-    last = [n for n in present if not n.startswith("00")]   # the old names 00_utils/00a_core still sort first
-    tail = names[-len(last):]
-    assert tail == last, f"the appendices must come last, in this order: {last}; the notebooks end with {tail}"
+    appendices = [a for (a,) in APPENDICES]
+    assert names[0] == "00_quickstart", f"the quickstart must be the first notebook after index, not {names[0]}"
+    assert names[-len(appendices):] == appendices, f"the appendices must come last, in this order: {appendices}"
