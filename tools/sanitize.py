@@ -34,6 +34,7 @@ def main():
     if args.run: return run_kernels(args.kernels)
     sanitizer = shutil.which("compute-sanitizer") or "/usr/local/cuda/bin/compute-sanitizer"
     failed = []
+    if args.log: os.makedirs(args.log, exist_ok=True)
     for tool in args.tools:
         cmd = [sanitizer, "--tool", tool, "--error-exitcode", "99", "--print-limit", "20", "--report-api-errors", "no",
                sys.executable, __file__, "--run"] + (["--kernels", *args.kernels] if args.kernels else [])
