@@ -153,11 +153,20 @@ class WarptileSource:
         "`bm0`, `bn0`: the first row and column of the block's tile of C."
         self.s(f"bm0 = u32(u32(cuda.blockIdx.y) * u32({self.BM}))", f"bn0 = u32(u32(cuda.blockIdx.x) * u32({self.BN}))")
 
+    # The share of the product a block computes: here all of k. Chapter 15's split-K kernel gives it a slice of k.
+    K0 = ""      # added to the first k of A and B (e.g. "k0 + ")
+    ROW0 = ""    # added to the row of c written (e.g. "zm + ": the slice's rows of a workspace)
+    LDA = "K"    # floats between rows of A
+
+    def sizes(self):
+        "`M`, `N`, `K`: the product's sizes; `K` is also the distance between rows of A."
+        self.s("M = u32(c.shape[0])", "N = u32(c.shape[1])", "K = u32(a.shape[1])")
+
     def setup(self):
         "Sizes, the thread's place in the block tile and in the copies of each tile, zeroed results, the tile count."
         s, BM, BN, BK, TM, TN, d = self.s, self.BM, self.BN, self.BK, self.TM, self.TN, self.d
-        s("M = u32(c.shape[0])", "N = u32(c.shape[1])", "K = u32(a.shape[1])",
-          f"vec = {self.VEC}  # every row of a, b, c starts on a 16-byte boundary: 16-byte global loads and stores",
+        self.sizes()
+        s(f"vec = {self.VEC}  # every row of a, b, c starts on a 16-byte boundary: 16-byte global loads and stores",
           "tid = u32(cuda.threadIdx.x)")
         self.block_origin()
         s("warp = u32(tid >> u32(5))", "lane = u32(tid & u32(31))",
@@ -221,11 +230,11 @@ def first_tile(self: WarptileSource):
     s(f"sh = u32(ntiles * u32({BK}) - K)  # the first tile holds the K % BK remainder, after sh zero columns",
       "# offsets of the thread's chunks; rows past M re-read row M-1 and columns past N column N-1:",
       "# they only feed results that are never stored")
-    for q in range(self.LA): s(f"ga{q} = u64(min(bm0 + ra + u32({q * self.RSA}), M - u32(1))) * u64(K) + u64(ca)")
+    for q in range(self.LA): s(f"ga{q} = u64(min(bm0 + ra + u32({q * self.RSA}), M - u32(1))) * u64({self.LDA}) + u64({self.K0}ca)")
     s("bcol = min(bn0 + cb, N - u32(1) - u32(3) * u32(vec))",
       "nb = min(N - bcol, u32(4))  # columns of B's chunk inside B",
       "lo = u32(max(sh, ca) - ca)  # first column of A's chunk inside the first tile")
-    for q in range(self.LB): s(f"gb{q} = u64(rb + u32({q * self.RSB})) * u64(N) + u64(bcol)")
+    for q in range(self.LB): s(f"gb{q} = u64({self.K0}rb + u32({q * self.RSB})) * u64(N) + u64(bcol)")
     s("# the first tile, the only one with bounds checks")
     for q in range(self.LA): s(f"xa{q} = ldg4x(True, vec, a, ga{q} - u64(sh), lo, u32(4))")
     for q in range(self.LB): s(f"xb{q} = ldg4x(rb + u32({q * self.RSB}) >= sh, vec, b, gb{q} - u64(sh) * u64(N), u32(0), nb)")
@@ -311,7 +320,7 @@ def epilogue(self: WarptileSource):
     for wm in range(self.WMITER):
         for i in range(self.TM):
             r = wm * self.TM + i
-            s(f"row = u32(bm0 + tr + u32({wm * self.WSUBM + i}))", "ro = u64(row) * u64(N)", "rok = row < M")
+            s(f"row = u32(bm0 + tr + u32({wm * self.WSUBM + i}))", f"ro = u64({self.ROW0}row) * u64(N)", "rok = row < M")
             for q in range(self.RN // 4):
                 xs = ", ".join(f"acc[{r * self.RN + 4 * q + e}]" for e in range(4))
                 s(f"stg4x(rok & (cc{q} < N), vec, c, ro + u64(cc{q}), nc{q}, {xs})")
