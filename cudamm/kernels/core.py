@@ -6,8 +6,8 @@ Docs: https://cudamm.github.io/cudamm/core.html.md"""
 
 # %% auto #0
 __all__ = ['MAX_THREADS', 'MAX_STATIC_SMEM', 'MAX_GRID_Y', 'SIGNATURE', 'REGISTRY', 'Config', 'Geometry', 'cover_by_columns',
-           'cover_by_rows', 'KernelSpec', 'operands', 'rows_aligned', 'stream_handle', 'Status', 'register',
-           'get_kernel', 'autotune']
+           'cover_by_rows', 'KernelSpec', 'operands', 'rows_aligned', 'stream_handle', 'driver_launch', 'Status',
+           'register', 'get_kernel', 'autotune']
 
 # %% ../../nbs/91_core.ipynb #71c07795
 import dataclasses, enum, functools, itertools, math
@@ -219,19 +219,23 @@ def stream_handle(stream, a=None) -> int:
         if hasattr(stream, attr): return int(getattr(stream, attr))
     return int(stream)                                    # numba streams convert to their handle
 
-@functools.lru_cache(maxsize=256)
-def _launcher(spec, cfg, m: int, n: int, k: int, aligned: bool, device) -> Callable:
+def driver_launch(dispatcher, signature: str, geo: Geometry, shapes, device=None) -> Callable:
+    """`go(stream, *addresses)`: the `signature` build of numba `dispatcher`, launched through the driver with `geo` on
+    C-contiguous float32 arrays of `shapes` ((rows, columns) each) at the data addresses given. Every launch goes here."""
     from cuda.core import LaunchConfig, launch
     with cuda.gpus[device] if device is not None else _nothing():
-        geo = spec.geometry(cfg, m, n, k, aligned)
-        fn = compat.driver_function(spec.kernel_for(cfg, aligned), SIGNATURE)
+        fn = compat.driver_function(dispatcher, signature)
         if geo.opt_in: compat.allow_dynamic_shared(fn, geo.shared)
-    conf = LaunchConfig(grid=geo.grid, block=geo.block, shmem_size=geo.shared)
-    kernel = fn.kernel
-    (a0, a1), (b0, b1), (c0, c1) = (_split(compat.array_params(0, r, c)) for r, c in ((m, k), (k, n), (m, n)))
-    def run(pa: int, pb: int, pc: int, stream: int = 0):
-        launch(_core_stream(stream), conf, kernel, *a0, pa, *a1, *b0, pb, *b1, *c0, pc, *c1)
-    return run
+    conf, kernel = LaunchConfig(grid=geo.grid, block=geo.block, shmem_size=geo.shared), fn.kernel
+    parts = [_split(compat.array_params(0, rows, cols)) for rows, cols in shapes]
+    if len(parts) == 3:                  # written out: this is the hot path of every call
+        (a0, a1), (b0, b1), (c0, c1) = parts
+        def go(stream: int, pa: int, pb: int, pc: int):
+            launch(_core_stream(stream), conf, kernel, *a0, pa, *a1, *b0, pb, *b1, *c0, pc, *c1)
+    else:
+        def go(stream: int, *ptrs):
+            launch(_core_stream(stream), conf, kernel, *(x for (p0, p1), p in zip(parts, ptrs) for x in (*p0, p, *p1)))
+    return go
 
 def _split(params): return params[:4], params[5:]    # the parameters before and after the data address
 
@@ -240,9 +244,28 @@ class _nothing:
     def __exit__(self, *exc): pass
 
 @patch
+def make_launcher(self: KernelSpec, cfg, m: int, n: int, k: int, aligned: bool, device=None) -> Callable:
+    "`run(a_ptr, b_ptr, c_ptr, stream)` for one configuration and shape: one driver launch (a kernel may need more)."
+    go = driver_launch(self.kernel_for(cfg, aligned), SIGNATURE, self.geometry(cfg, m, n, k, aligned),
+                       ((m, k), (k, n), (m, n)), device)
+    def run(pa: int, pb: int, pc: int, stream: int = 0): go(stream, pa, pb, pc)
+    return run
+
+@functools.lru_cache(maxsize=256)
+def _launcher(spec, cfg, m: int, n: int, k: int, aligned: bool, device) -> Callable:
+    return spec.make_launcher(cfg, m, n, k, aligned, device)
+
+@patch
 def launcher(self: KernelSpec, config, m: int, n: int, k: int, aligned: bool = True, device=None) -> Callable:
     "`run(a_ptr, b_ptr, c_ptr, stream_handle)`: the pre-configured launch of this configuration for m×n×k operands."
     return _launcher(self, self.check(config), m, n, k, aligned, device)
+
+@patch
+def simulate(self: KernelSpec, cfg, a, b, c, aligned: bool, stream=None):
+    "Without a GPU: numba's generic launch of the kernel, in its simulator."
+    (m, k), n = a.shape, b.shape[1]
+    geo = self.geometry(cfg, m, n, k, aligned)
+    self.kernel_for(cfg, aligned)[geo.grid, geo.block, stream or 0, geo.shared](a, b, c)
 
 @patch
 def launch(self: KernelSpec, a, b, c, config=None, stream=None):
@@ -251,9 +274,8 @@ def launch(self: KernelSpec, a, b, c, config=None, stream=None):
     m, n, k, (pa, pb, pc) = operands(a, b, c)
     if m == 0 or n == 0: return c
     aligned = rows_aligned(n, k, pa, pb, pc)
-    if simulating():                                     # no driver: numba's generic launch
-        geo = self.geometry(cfg, m, n, k, aligned)
-        self.kernel_for(cfg, aligned)[geo.grid, geo.block, stream or 0, geo.shared](a, b, c)
+    if simulating():
+        self.simulate(cfg, a, b, c, aligned, stream)
         return c
     device = a.device.index if type(a).__module__.startswith("torch") else None
     _launcher(self, cfg, m, n, k, aligned, device)(pa, pb, pc, stream_handle(stream, a))
