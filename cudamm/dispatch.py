@@ -7,8 +7,9 @@ Docs: https://cudamm.github.io/cudamm/dispatch.html.md"""
 # %% auto #0
 __all__ = ['FP32_LANES', 'FP32_LANES_MINOR', 'KNOWN_GPUS', 'SPLITS', 'TILE_EFFICIENCY', 'STREAM_EFFICIENCY', 'LAUNCH_US',
            'TABLE_FORMAT', 'SHIPPED', 'SUITE', 'SUITE_SIZES', 'Device', 'candidates', 'predict_ms', 'Choice',
-           'model_choice', 'gpu_slug', 'user_table_path', 'shipped_table_path', 'read_table', 'tables_on',
-           'current_device', 'choose', 'forget', 'shortlist', 'measure_shape', 'tune', 'main']
+           'model_choice', 'gpu_slug', 'user_table_path', 'shipped_table_path', 'read_table', 'shape_bucket',
+           'nearest_entry', 'tables_on', 'current_device', 'choose', 'forget', 'shortlist', 'measure_shape', 'tune',
+           'main']
 
 # %% ../nbs/15a_dispatch.ipynb #a066212e
 import argparse, dataclasses, functools, importlib.resources, json, math, os, re, sys, time, warnings
@@ -19,7 +20,7 @@ import numpy as np
 from .utils import cdiv, simulating, cuda, gpu_inputs, cuda_event_times, environment, gpu_clocks
 from .kernels import REGISTRY, Config, KernelSpec, get_kernel
 from .kernels.shapes import TILES, tile_config
-from .autotune import size_bucket, _locked, _write_atomic
+from .autotune import _locked, _write_atomic
 
 # %% ../nbs/15a_dispatch.ipynb #9844413e
 FP32_LANES = {7: 64, 8: 64, 9: 128, 10: 128, 12: 128}   # FP32 FMA units per SM by major compute capability …
@@ -52,7 +53,7 @@ class Device:
         bandwidth = 2 * d.MEMORY_CLOCK_RATE * 1e3 * d.GLOBAL_MEMORY_BUS_WIDTH / 8 / 1e9     # double data rate
         return cls(name, cc, d.MULTIPROCESSOR_COUNT, d.CLOCK_RATE / 1e3, lanes, bandwidth,
                    d.MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, d.MAX_REGISTERS_PER_MULTIPROCESSOR,
-                   d.MAX_THREADS_PER_MULTI_PROCESSOR, d.L2_CACHE_SIZE)
+                   d.MAX_THREADS_PER_MULTIPROCESSOR, d.L2_CACHE_SIZE)
 
 # %% ../nbs/15a_dispatch.ipynb #139729de
 KNOWN_GPUS = {
@@ -92,9 +93,9 @@ def candidates(m: int, n: int, k: int) -> list[tuple[str, Config]]:
 # %% ../nbs/15a_dispatch.ipynb #59c411a8
 # Fraction of an SM's FP32 peak that a block tile reaches when the SM is busy. Calibrated on the H100 (this chapter's
 # measurements); on another GPU they are guesses of the same kind.
-TILE_EFFICIENCY = {(128, 128): 0.76, (128, 64): 0.66, (64, 128): 0.66, (64, 64): 0.58, (64, 32): 0.48, (32, 32): 0.33}
+TILE_EFFICIENCY = {(128, 128): 0.775, (64, 128): 0.735, (128, 64): 0.69, (64, 64): 0.50, (64, 32): 0.42, (32, 32): 0.36}
 STREAM_EFFICIENCY = 0.85     # share of the DRAM bandwidth a streaming kernel reaches with enough loads in flight
-LAUNCH_US = 2.0              # GPU time between two kernels of one call (split-K's sum is a second kernel)
+LAUNCH_US = 2.5              # GPU time between two kernels of one call (split-K's sum is a second kernel)
 
 def _blocks_per_sm(dev: Device, threads: int, regs: int, smem: int) -> int:
     "How many blocks of this kind fit on one SM at once: threads, registers and shared memory, whichever binds first."
@@ -122,7 +123,6 @@ def predict_ms(name: str, cfg, m: int, n: int, k: int, dev: Device) -> float:
     threads, (tm, tn) = math.prod(spec.block(cfg)), spec.tile(cfg)
     smem = spec.static_smem(cfg) + spec.dynamic_smem(cfg, m, n, k)
     per_sm = _blocks_per_sm(dev, threads, _registers(name, cfg), smem)
-    if "MINB" in cfg: per_sm = min(per_sm, max(cfg.MINB, 1) if name == "splitk" else per_sm)
     s = cfg.get("SPLITK", 1)
     blocks = cdiv(m, tm) * cdiv(n, tn) * s
     slots = dev.sms * per_sm
@@ -178,6 +178,29 @@ def read_table(path: Path) -> dict:
     if data.get("format") != TABLE_FORMAT: return {}
     return {e["bucket"]: e for e in data.get("entries", [])}
 
+def _quarter_octave(d: int) -> int: return math.ceil(4 * math.log2(max(d, 1)) - 1e-9)
+def _alignment(d: int) -> int: return 128 if d % 128 == 0 else 4 if d % 4 == 0 else 1
+
+def shape_bucket(m: int, n: int, k: int) -> str:
+    """A table's key for m×n×k: each size as its quarter octave (4·log2, rounded up: 3072 and 4096 differ, 4000 and
+    4096 do not) and the largest of 128, 4, 1 that divides it (whole tiles, 16-byte rows, neither)."""
+    return "x".join(f"{_quarter_octave(d)}:{_alignment(d)}" for d in (m, n, k))
+
+def _parse(bucket: str) -> tuple: return tuple(tuple(int(x) for x in d.split(":")) for d in bucket.split("x"))
+
+def nearest_entry(table: dict, m: int, n: int, k: int, reach: int = 4) -> dict | None:
+    """The table's entry for m×n×k's bucket, else the nearest one of the same alignments that is within `reach`
+    quarter octaves in every size (4: a factor of 2), else None."""
+    key = shape_bucket(m, n, k)
+    if key in table: return table[key]
+    want, best = _parse(key), None
+    for bucket, entry in table.items():
+        got = _parse(bucket)
+        if any(a[1] != b[1] for a, b in zip(want, got)): continue
+        far = [abs(a[0] - b[0]) for a, b in zip(want, got)]
+        if max(far) <= reach and (best is None or sum(far) < best[0]): best = (sum(far), entry)
+    return best and best[1]
+
 def tables_on() -> bool:
     "False when `CUDAMM_TABLES=0`: the model alone chooses, as on a GPU without a table."
     return os.environ.get("CUDAMM_TABLES", "1") not in ("0", "off", "false", "no")
@@ -197,9 +220,8 @@ def choose(m: int, n: int, k: int, gpu: Device | None = None) -> Choice:
     else the model. Made once per shape and remembered; never a search."""
     dev = gpu or current_device()
     if tables_on():
-        bucket = size_bucket(m, n, k)
         for source, path in (("user table", user_table_path(dev.name)), ("table", shipped_table_path(dev.name))):
-            entry = _tables(path).get(bucket)
+            entry = nearest_entry(_tables(path), m, n, k)
             choice = entry and _from_table(entry, source)
             if choice: return choice
     return model_choice(m, n, k, dev)
@@ -291,7 +313,7 @@ def tune(shapes=SUITE_SIZES, out=None, log=None, top: int = 8, budget: float | N
         cub = next((r["ms"] for r in rows if r["kernel"] == "cuBLAS fp32"), None)
         if ours:
             best = ours[0]
-            entries[size_bucket(m, n, k)] = dict(bucket=size_bucket(m, n, k), shape=[m, n, k], kernel=best["kernel"],
+            entries[shape_bucket(m, n, k)] = dict(bucket=shape_bucket(m, n, k), shape=[m, n, k], kernel=best["kernel"],
                                                  config=_plain(best["config"]), ms=best["ms"], cublas_ms=cub)
             bar.write(f"{m}×{n}×{k}: {best['kernel']} {Config(best['config'])}  {best['ms']:.4f} ms"
                                    + (f" ({100 * cub / best['ms']:.0f}% of cuBLAS)" if cub else ""))

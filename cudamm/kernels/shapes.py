@@ -169,8 +169,11 @@ class FewRowsSource:
               f"ks = u32(((KA + u32({S - 1})) // u32({S}) + u32(3)) // u32(4) * u32(4))  # k per slice",
               "z = u32(cuda.blockIdx.z)", "k0 = u32(min(z * ks, KA))", "kend = u32(min(k0 + ks, KA))",
               "tid = u32(cuda.threadIdx.x)", "warp = u32(tid >> u32(5))", "lane = u32(tid & u32(31))",
-              "col = u32(u32(cuda.blockIdx.x) * u32(128) + lane * u32(4))  # this lane's 4 columns",
-              "nb = u32(min(N - min(col, N), u32(4)))  # how many of them are inside C",
+              "col = u32(u32(cuda.blockIdx.x) * u32(128) + lane * u32(4))  # this lane's 4 columns of C",
+              "nc = u32(min(N - min(col, N), u32(4)))  # how many of them are inside C",
+              "# the columns of B it reads: clamped inside B (a lane past N reads, but stores nothing), so no load",
+              "# of the main loop needs a test",
+              f"bcol = u32(min(col, N - u32({4 if self.VEC else 1})))", "nb = u32(min(N - bcol, u32(4)))",
               f"m0 = u32(u32(cuda.blockIdx.y) * u32({MT}))")
             for i in range(MT): s(f"ar{i} = u64(min(m0 + u32({i}), M - u32(1))) * u64(KA)  # row m0+{i} of A (clamped)")
             for i in range(MT): s(f"acc{i} = (float32(0), float32(0), float32(0), float32(0))")
@@ -193,16 +196,18 @@ class FewRowsSource:
                         s(f"x = lds4(red, lane * u32(4) + u32({(w - 1) * MT * 128 + i * 128}))",
                           f"acc{i} = (acc{i}[0] + x[0], acc{i}[1] + x[1], acc{i}[2] + x[2], acc{i}[3] + x[3])")
                 for i in range(MT):
-                    s(f"stg4x((m0 + u32({i}) < M) & (nb > u32(0)), vec, c, u64(z * M + m0 + u32({i})) * u64(N) + u64(col), "
-                      f"nb, acc{i}[0], acc{i}[1], acc{i}[2], acc{i}[3])")
+                    s(f"stg4x((m0 + u32({i}) < M) & (nc > u32(0)), vec, c, u64(z * M + m0 + u32({i})) * u64(N) + u64(col), "
+                      f"nc, acc{i}[0], acc{i}[1], acc{i}[2], acc{i}[3])")
         return s.text()
 
     def step(self, full: bool):
         "U rows of B (one 16-byte load each) times the MT rows' U values of A (16-byte loads all lanes share)."
         s, MT, U = self.s, self.MT, self.U
         for u in range(U):
-            ok = "nb > u32(0)" if full else f"(nb > u32(0)) & (kk + u32({u}) < kend)"
-            s(f"xb{u} = ldg4x({ok}, vec, b, u64(kk + u32({u})) * u64(N) + u64(col), u32(0), nb)")
+            at = f"u64(kk + u32({u})) * u64(N) + u64(bcol)"
+            if not full: s(f"xb{u} = ldg4x(kk + u32({u}) < kend, vec, b, {at}, u32(0), nb)")
+            elif self.VEC: s(f"xb{u} = ldg4x(True, vec, b, {at}, u32(0), u32(4))")
+            else: s(f"xb{u} = ldg4c(b, {at}, nb - u32(1))")
         for i in range(MT):
             for q in range(U // 4):
                 hi = "u32(4)" if full else f"u32(min(kend - min(kk + u32({4 * q}), kend), u32(4)))"
@@ -240,6 +245,7 @@ class FewColsSource:
     def __init__(self, NC, RW, NW, SPLITK=1, VEC=True, **_):
         self.NC, self.RW, self.NW, self.S, self.VEC = NC, RW, NW, SPLITK, VEC
         self.P = (NC + 3) // 4                    # 16-byte pieces of a row of B's NC columns
+        self.VB = VEC and NC % 4 == 0             # ... loaded 16 bytes at a time
         self.s = _Src()
 
     def text(self) -> str:
@@ -250,14 +256,18 @@ class FewColsSource:
             s(f"red = cuda.shared.array({NW * 32 * (V + 1)}, float32)  # every lane's {V} sums, rows padded by one",
               "M = u32(a.shape[0])", "N = u32(b.shape[1])", "KA = u32(a.shape[1])",
               f"vec = {self.VEC}  # rows of a (and of b) start on 16-byte boundaries",
-              f"vecb = {self.VEC and NC % 4 == 0}  # 16-byte loads of B's rows",
+              f"vecb = {self.VB}  # 16-byte loads of B's rows",
               f"ks = u32(((KA + u32({S - 1})) // u32({S}) + u32(3)) // u32(4) * u32(4))  # k per slice",
               "z = u32(cuda.blockIdx.z)", "k0 = u32(min(z * ks, KA))", "kend = u32(min(k0 + ks, KA))",
               "tid = u32(cuda.threadIdx.x)", "warp = u32(tid >> u32(5))", "lane = u32(tid & u32(31))",
               f"j0 = u32(u32(cuda.blockIdx.x) * u32({NC}))  # the block's first column",
               f"jend = u32(min(j0 + u32({NC}), N))",
               f"r0 = u32((u32(cuda.blockIdx.y) * u32({NW}) + warp) * u32({RW}))  # the warp's first row")
-            for p in range(self.P): s(f"hb{p} = u32(jend - min(j0 + u32({4 * p}), jend))  # B columns in piece {p}")
+            s("# the columns of B it reads, clamped inside B (results past N are never stored): no test in the loop")
+            if self.VB:
+                for p in range(self.P): s(f"bc{p} = u32(min(j0 + u32({4 * p}), N - u32(4)))")
+            else:
+                for j in range(NC): s(f"bc{j} = u32(min(j0 + u32({j}), N - u32(1)))")
             for i in range(RW): s(f"ar{i} = u64(min(r0 + u32({i}), M - u32(1))) * u64(KA)  # row r0+{i} of A (clamped)")
             for i in range(RW):
                 for j in range(NC): s(f"acc{i}_{j} = float32(0)")
@@ -288,12 +298,18 @@ class FewColsSource:
         hi = "u32(4)" if full else "u32(min(kend - min(kk, kend), u32(4)))"
         for i in range(RW): s(f"xa{i} = ldg4x(True, vec, a, ar{i} + u64(kk), u32(0), {hi})")
         for e in range(4):
-            ok = "True" if full else f"kk + u32({e}) < kend"
-            for p in range(self.P):
-                s(f"xb{e}_{p} = ldg4x({ok}, vecb, b, u64(kk + u32({e})) * u64(N) + u64(j0 + u32({4 * p})), u32(0), hb{p})")
+            ok = "True" if full else f"kk + u32({e}) < kend"       # rows past kend (even past K) only in the last step
+            row = f"u64(kk + u32({e})) * u64(N)"
+            if self.VB:
+                for p in range(self.P): s(f"pb{e}_{p} = ldg4x({ok}, vecb, b, {row} + u64(bc{p}), u32(0), u32(4))")
+                bvals = [f"pb{e}_{j // 4}[{j % 4}]" for j in range(NC)]
+            else:
+                for j in range(NC): s(f"xb{e}_{j} = ldg4x({ok}, False, b, {row} + u64(bc{j}), u32(0), u32(1))[0]")
+                bvals = [f"xb{e}_{j}" for j in range(NC)]
+            self.bvals = getattr(self, "bvals", {}) | {e: bvals}
         for i in range(RW):
             for j in range(NC):
-                terms = " + ".join(f"xa{i}[{e}] * xb{e}_{j // 4}[{j % 4}]" for e in range(4))
+                terms = " + ".join(f"xa{i}[{e}] * {self.bvals[e][j]}" for e in range(4))
                 s(f"acc{i}_{j} += {terms}")
 
 @autotune("NC", [1, 2, 4, 8, 16])

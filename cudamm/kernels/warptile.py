@@ -268,7 +268,9 @@ def fetch_next(self: WarptileSource):
     s("# the next tile's global loads, issued now: they land while this tile computes" if self.PREFETCH else
       "# the next tile's global loads, waited for at once")
     for q in range(self.LA): s(f"xa{q} = ldg4x(True, vec, a, pa{q}, u32(0), u32(4))")
-    for q in range(self.LB): s(f"xb{q} = ldg4x(True, vec, b, pb{q}, u32(0), {'u32(4)' if self.VEC else 'nb'})")
+    for q in range(self.LB):
+        if self.VEC: s(f"xb{q} = ldg4x(True, vec, b, pb{q}, u32(0), u32(4))")
+        else: s(f"xb{q} = ldg4c(b, pb{q}, nb - u32(1))  # no branch: past N the chunk repeats column N-1, never stored")
 
 @patch
 def store_next(self: WarptileSource):
