@@ -200,9 +200,10 @@ def block_tiles(cfg=None, chapter: str = "05", thread: tuple = (1, 2), k: int = 
             "04": f"BM={g['BM']}, BN={g['BN']}, BK={g['BK']}, TM={g['TM']}: each thread a column of TM elements",
             "05": f"BM={g['BM']}, BN={g['BN']}, BK={g['BK']}, TM={g['TM']}, TN={g['TN']}: "
                   f"each thread a TM×TN patch"}[ch]
+    reads = ("one value of A and one of B per k and does one FMA" if g['TM'] * g['TN'] == 1 else
+             f"TM = {g['TM']} values of A and TN = {g['TN']} of B per k and does TM·TN = {g['TM'] * g['TN']} FMAs")
     caption(fig, f"Chapter {ch}, {what}. Per k-step the block loads a {g['BM']}×{g['BK']} tile of A and a "
-                 f"{g['BK']}×{g['BN']} tile of B into shared memory; each thread then reads TM values of A and TN "
-                 f"of B per k and does TM·TN = {g['TM'] * g['TN']} FMAs.")
+                 f"{g['BK']}×{g['BN']} tile of B into shared memory; each thread then reads {reads}.")
     return fig
 
 # %% ../nbs/93_figures.ipynb #828bd6b5
@@ -584,8 +585,8 @@ def waves(m: int, n: int, tile=(128, 128), sms: int = 132, blocks_per_sm: int = 
     x = np.arange(1, len(counts) + 1)
     ax1.bar(x, counts, color=[color(i) for i in range(len(counts))], edgecolor="k", lw=0.5)
     ax1.axhline(slots, color="k", ls="--", lw=1)
-    ax1.text(len(counts) + 0.6, slots * 1.03, f"{sms} SMs × {blocks_per_sm} = {slots} slots", fontsize=9,
-             va="bottom", ha="right")
+    ax1.text(0.99, slots * 1.03, f"{sms} SMs × {blocks_per_sm} = {slots} slots", fontsize=9, va="bottom",
+             ha="right", transform=ax1.get_yaxis_transform())       # at the right edge, clear of the y axis
     ax1.set_ylim(0, slots * 1.25); ax1.set_xlim(0.4, max(len(counts), 3) + 0.6)
     ax1.set_xlabel("wave"); ax1.set_ylabel("blocks running")
     ax1.set_xticks(x if len(x) <= 16 else x[::max(len(x) // 8, 1)])

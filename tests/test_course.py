@@ -111,3 +111,15 @@ def test_course_order():
     appendices = [a for (a,) in APPENDICES]
     assert names[0] == "00_quickstart", f"the quickstart must be the first notebook after index, not {names[0]}"
     assert names[-len(appendices):] == appendices, f"the appendices must come last, in this order: {appendices}"
+
+
+# (f) stored outputs carry no noise --------------------------------------------------------------------------------
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_no_noise_in_stored_outputs(path):
+    "no progress bar or warning on stderr, no empty result (a value that displays itself as nothing, e.g. a bare `compare(...)`)"
+    for i, c in enumerate(cells(path)):
+        for o in c.get("outputs", []):
+            assert not (o["output_type"] == "stream" and o["name"] == "stderr"), (
+                f"{path.name} cell {i} stores a stderr stream (a progress bar or a warning): silence it in the code")
+            assert not (o["output_type"] in ("execute_result", "display_data") and not o.get("data")), (
+                f"{path.name} cell {i} stores an empty output: end the cell with `_ = compare(...)`, not a bare `compare(...)`")
