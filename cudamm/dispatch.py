@@ -143,7 +143,7 @@ def predict_ms(name: str, cfg, m: int, n: int, k: int, dev: Device) -> float:
     if s > 1: t += _stream_time(dev, 4.0 * m * n * (2 * s + 1), 1e12) + LAUNCH_US * 1e-6
     return 1e3 * t + LAUNCH_US * 1e-3
 
-# %% ../nbs/15a_dispatch.ipynb #a59fcecf
+# %% ../nbs/15a_dispatch.ipynb #b43aa278
 @dataclasses.dataclass(frozen=True)
 class Choice:
     "The kernel and configuration for one shape, and where the choice came from."
@@ -157,7 +157,7 @@ def model_choice(m: int, n: int, k: int, dev: Device) -> Choice:
     best = min(((predict_ms(nm, cfg, m, n, k, dev), nm, cfg) for nm, cfg in candidates(m, n, k)), key=lambda t: t[0])
     return Choice(best[1], best[2], "model", best[0])
 
-# %% ../nbs/15a_dispatch.ipynb #7253aac3
+# %% ../nbs/15a_dispatch.ipynb #12a89c20
 TABLE_FORMAT = 1
 SHIPPED = Path(str(importlib.resources.files("cudamm"))) / "tables"   # package data: tables measured by us
 
@@ -209,7 +209,7 @@ def _from_table(entry: dict, source: str) -> Choice | None:
     try: return Choice(entry["kernel"], get_kernel(entry["kernel"]).check(entry["config"]), source, entry.get("ms", math.nan))
     except (KeyError, ValueError, TypeError): return None    # a kernel or parameter this cudamm no longer has
 
-# %% ../nbs/15a_dispatch.ipynb #f2fc917d
+# %% ../nbs/15a_dispatch.ipynb #f5cbc01c
 def current_device() -> Device:
     "The GPU in use; in numba's simulator, the H100's description (the choice then only decides what is simulated)."
     return KNOWN_GPUS["H100"] if simulating() else Device.current()
@@ -233,7 +233,7 @@ def forget():
     "Forget remembered choices and tables (after `cudamm-tune` wrote a new table in this process)."
     choose.cache_clear(); _tables.cache_clear()
 
-# %% ../nbs/15a_dispatch.ipynb #2fc1d054
+# %% ../nbs/15a_dispatch.ipynb #a59c6d18
 def _reference(a, b):
     import torch
     return torch.as_tensor(a, device="cuda").double() @ torch.as_tensor(b, device="cuda").double()
@@ -277,7 +277,7 @@ def measure_shape(m: int, n: int, k: int, top: int = 8, reps: int = 20, cublas: 
         rows.append(row)
     return sorted(rows, key=lambda r: r.get("ms", math.inf))
 
-# %% ../nbs/15a_dispatch.ipynb #b50ec6fa
+# %% ../nbs/15a_dispatch.ipynb #a8771377
 SUITE = {   # the users' suite (`cudamm-tune`'s and `cudamm-bench --suite shapes`'s default): each labelled m×n×k
     "squares": [(s, s, s) for s in (128, 256, 512, 1024, 2048, 3072, 4096, 6144, 8192)],
     "unaligned": [(4092, 4092, 4092), (2047, 2049, 2051), (3000, 3001, 2999)],
@@ -331,7 +331,7 @@ def tune(shapes=SUITE_SIZES, out=None, log=None, top: int = 8, budget: float | N
     forget()
     return path
 
-# %% ../nbs/15a_dispatch.ipynb #c1013c7c
+# %% ../nbs/15a_dispatch.ipynb #2c72f849
 def main(argv=None) -> int:
     "`cudamm-tune`: measure this GPU over a list of shapes and write the kernel table that `cudamm.matmul` prefers."
     from cudamm.bench import parse_size

@@ -9,7 +9,7 @@ import pytest
 ROOT = Path(__file__).parents[1]
 NBS = ROOT / "nbs"
 NOTEBOOKS = sorted(NBS.glob("*.ipynb"))
-CHAPTER_RE = re.compile(r"^(00_quickstart|(0[1-9]|1[0-4])[a-z]?_\w+)\.ipynb$")   # 05a_intrinsics is a chapter too
+CHAPTER_RE = re.compile(r"^(00_quickstart|(0[1-9]|1[0-5])[a-z]?_\w+)\.ipynb$")   # 05a_intrinsics is a chapter too
 CHAPTERS = [p for p in NOTEBOOKS if CHAPTER_RE.match(p.name)]
 BADGE = ("[![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)]"
          "(https://colab.research.google.com/github/cudamm/cudamm/blob/main/nbs/{name})")

@@ -9,7 +9,7 @@ __all__ = ['SUM_THREADS', 'SUM_SIGNATURE', 'sum_slices', 'TILES', 'SPLITK_CONSTR
            'fewcols_spec', 'sum_geometry', 'workspace', 'SplitKSpec', 'SplitKSource', 'splitk_source', 'tile_config',
            'splitk', 'FewRowsSource', 'fewrows', 'FewColsSource', 'fewcols']
 
-# %% ../../nbs/15_every_shape.ipynb #deb6a91f
+# %% ../../nbs/15_every_shape.ipynb #e9c44087
 import contextlib, dataclasses, functools
 
 import numpy as np
@@ -17,11 +17,12 @@ from numba import cuda, uint32
 
 from ..utils import cdiv, simulating
 from ..intrinsics import namespace, compile_source, source_name
-from .core import SIGNATURE, Geometry, KernelSpec, autotune, cover_by_columns, driver_launch, register
+from .core import (SIGNATURE, Geometry, KernelSpec, autotune, cover_by_columns, driver_launch, get_kernel,
+                                 register)
 from .warptile import (WARPTILE_CONSTRAINTS, AlignedKernelSpec, WarptileSource, _Src, _threads,
                                      _warptile_jit)
 
-# %% ../../nbs/15_every_shape.ipynb #e9ccbbb8
+# %% ../../nbs/15_every_shape.ipynb #68d5d951
 SUM_THREADS = 256
 SUM_SIGNATURE = "void(float32[:, ::1], float32[:, ::1])"
 
@@ -43,7 +44,7 @@ def sum_geometry(m: int, n: int) -> Geometry:
     "Enough blocks of `SUM_THREADS` for every element of the m×n result, at most 4096 (each thread loops)."
     return Geometry((max(1, min(cdiv(m * n, SUM_THREADS), 4096)),), (SUM_THREADS,))
 
-# %% ../../nbs/15_every_shape.ipynb #481c5025
+# %% ../../nbs/15_every_shape.ipynb #af345a1b
 _WORKSPACES: dict = {}
 
 def workspace(nbytes: int, device=None, stream: int = 0):
@@ -56,7 +57,7 @@ def workspace(nbytes: int, device=None, stream: int = 0):
             buf = _WORKSPACES[key] = cuda.device_array(max(nbytes, 16) // 4 + 4, np.float32)
     return buf
 
-# %% ../../nbs/15_every_shape.ipynb #1605eff3
+# %% ../../nbs/15_every_shape.ipynb #b0ea33d3
 @dataclasses.dataclass(eq=False)
 class SplitKSpec(AlignedKernelSpec):
     """A kernel whose grid has `SPLITK` layers along z, each computing the product over one slice of k into a workspace
@@ -93,7 +94,7 @@ class SplitKSpec(AlignedKernelSpec):
 
 def _with_slices(cfg, m, n, k, tile): return (*cover_by_columns(cfg, m, n, k, tile), cfg.SPLITK)
 
-# %% ../../nbs/15_every_shape.ipynb #bf146835
+# %% ../../nbs/15_every_shape.ipynb #fcb797e1
 class SplitKSource(WarptileSource):
     """Chapter 09's generator for one slice of k: block (x, y, z) computes its tile of A[:, k0:k0+ks] @ B[k0:k0+ks, :]
     into rows z·M … z·M+M-1 of `c`, which holds SPLITK stacked M×N partial products (with SPLITK=1: C itself)."""
@@ -116,7 +117,7 @@ def splitk_source(BM, BN, BK, WM, WN, WNITER, TM, TN, SPLITK=1, VEC=True, **_) -
     "The Python source of the split-K kernel `kernel(a, b, c)` for one configuration."
     return SplitKSource(BM, BN, BK, WM, WN, WNITER, TM, TN, SPLITK=SPLITK, VEC=VEC).text()
 
-# %% ../../nbs/15_every_shape.ipynb #a15321e0
+# %% ../../nbs/15_every_shape.ipynb #c27ed1d0
 TILES = {   # block tiles for few output tiles: (BM, BN, WM, WN, WNITER, TM, TN, MINB); threads = 32·(BM/WM)·(BN/WN)
     "128x128": (128, 128, 64, 64, 2, 8, 4, 1),     # chapter 09's default: 256 threads, 64 results each
     "128x64": (128, 64, 64, 32, 2, 8, 4, 2),       # 128 threads, 64 results each
@@ -139,7 +140,7 @@ def splitk(BM, BN, BK, WM, WN, WNITER, TM, TN, MINB, SPLITK, VEC=True):
     cfg = dict(BM=BM, BN=BN, BK=BK, WM=WM, WN=WN, WNITER=WNITER, TM=TM, TN=TN, SPLITK=SPLITK)
     return compile_source(splitk_source(**cfg, VEC=VEC), source_name("splitk", **cfg, VEC=VEC), namespace())
 
-# %% ../../nbs/15_every_shape.ipynb #490d2310
+# %% ../../nbs/15_every_shape.ipynb #963c764b
 SPLITK_CONSTRAINTS = (*WARPTILE_CONSTRAINTS.values(),
                       ("SPLITK slices of k: 1 to 64", lambda c: 1 <= c.SPLITK <= 64))
 
@@ -150,7 +151,7 @@ splitk_spec = register(SplitKSpec(
     general=lambda **cfg: splitk(**cfg, VEC=False),
     description="chapter 09's kernel on any block tile, k split into SPLITK slices added in a fixed order"))
 
-# %% ../../nbs/15_every_shape.ipynb #972787c0
+# %% ../../nbs/15_every_shape.ipynb #087341cd
 class FewRowsSource:
     """C = A·B for few rows of A (m ≤ MT per block): a memory-bound kernel that streams B once. A block owns 128
     columns (4 per lane, 16-byte loads) and MT rows of C; its NW warps take turns over k, U rows of B at a time, and
@@ -237,7 +238,7 @@ fewrows_spec = register(SplitKSpec(
     general=lambda **cfg: fewrows(**cfg, VEC=False),
     description="few rows of A (m ≤ 16 per block): B streamed once, k split over warps and SPLITK slices"))
 
-# %% ../../nbs/15_every_shape.ipynb #494176cf
+# %% ../../nbs/15_every_shape.ipynb #727b6d55
 class FewColsSource:
     """C = A·B for few columns of B (n ≤ NC per block): a memory-bound kernel that streams A once. Each warp owns RW
     rows of A and reads them along k, 16 bytes per lane (512 bytes a warp, coalesced), with the NC values of B of
