@@ -329,6 +329,7 @@ fewcols_spec = register(SplitKSpec(
                  ("NW ≤ 16 warps, and their lanes' sums, NW·32·(RW·NC+1)·4 bytes, fit 48 KB of shared memory",
                   lambda c: c.NW <= 16 and c.NW * 32 * (c.RW * c.NC + 1) * 4 <= 48 * 1024),
                  ("SPLITK slices of k: 1 to 64", lambda c: 1 <= c.SPLITK <= 64)),
-    static_smem=lambda cfg: cfg.NW * 32 * (cfg.RW * cfg.NC + 1) * 4, vector_loads=True,
+    static_smem=lambda cfg: cfg.NW * 32 * (cfg.RW * cfg.NC + 1) * 4,
+    vector_loads=False,     # 16-byte global loads, but no 16-byte shared ones (tests/test_shapes.py checks the former)
     general=lambda **cfg: fewcols(**cfg, VEC=False),
     description="few columns of B (n ≤ 16 per block): A streamed once along k, the lanes' sums added in shared memory"))

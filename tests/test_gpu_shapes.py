@@ -1,0 +1,44 @@
+"GPU-only checks of chapter 15's kernels and `matmul`'s dispatch (`pytest -m gpu`): sizes, determinism, the suite."
+import numpy as np
+import pytest
+
+from cudamm.kernels import get_kernel
+from cudamm.kernels.shapes import tile_config
+from cudamm.utils import check_kernel, cuda, gpu_inputs, to_h
+
+pytestmark = pytest.mark.gpu
+
+SPLIT = [("splitk", tile_config("64x128", BK=16, SPLITK=24), (256, 256, 16384)),
+         ("splitk", tile_config("32x32", BK=16, SPLITK=7), (1000, 1001, 3333)),
+         ("fewrows", dict(MT=16, NW=4, U=8, SPLITK=8), (16, 4096, 4096)),
+         ("fewrows", dict(MT=1, NW=8, U=8, SPLITK=16), (1, 4097, 4099)),
+         ("fewcols", dict(NC=1, RW=2, NW=4, SPLITK=4), (4096, 1, 4096)),
+         ("fewcols", dict(NC=16, RW=4, NW=4, SPLITK=2), (4095, 15, 4097))]
+
+
+@pytest.mark.parametrize("name, config, shape", SPLIT, ids=lambda x: str(x))
+def test_split_products_are_right_and_bit_identical(name, config, shape):
+    "Correct against float64, and three runs give the same bits: the slices are added in one fixed order."
+    spec = get_kernel(name)
+    check_kernel(spec, *shape, config=config, seed=3)
+    a, b, c = gpu_inputs(*shape, seed=4)
+    runs = []
+    for _ in range(3):
+        c.copy_to_device(np.full(c.shape, np.nan, np.float32))
+        spec.launch(a, b, c, config); cuda.synchronize()
+        runs.append(to_h(c).copy())
+    assert all(np.array_equal(runs[0], r) for r in runs[1:])
+
+
+@pytest.mark.parametrize("shape", [(1, 4096, 4096), (4, 2048, 1000), (64, 4096, 4096), (4096, 1, 4096), (4096, 16, 4096),
+                                   (256, 256, 65536), (2047, 2049, 2051), (5120, 256, 5120), (1023, 1025, 77)],
+                         ids=lambda s: "x".join(map(str, s)))
+def test_matmul_chooses_a_right_kernel(shape):
+    torch = pytest.importorskip("torch")
+    from cudamm import matmul, dispatch
+    m, n, k = shape
+    a, b = torch.randn(m, k, device="cuda"), torch.randn(k, n, device="cuda")
+    ref = a.double() @ b.double()
+    c = matmul(a, b)
+    err = float(torch.linalg.norm(c.double() - ref) / torch.linalg.norm(ref))
+    assert err < 1e-5, (shape, dispatch.choose(m, n, k), err)

@@ -1,0 +1,80 @@
+"""Chapter 15's kernels and chapter 15a's dispatch, without a GPU: odd shapes and configurations in the simulator,
+16-byte loads in the machine code, the model's choices on made-up GPUs, tables and their reach."""
+import json
+
+import numpy as np
+import pytest
+
+from cudamm.kernels import get_kernel
+from cudamm.kernels.shapes import TILES, tile_config
+from cudamm.utils import check_kernel
+from cudamm import dispatch
+
+CONFIGS = [("splitk", tile_config(t, BK=bk, SPLITK=s), shape) for t, bk, s, shape in [
+               ("128x64", 8, 3, (130, 70, 50)), ("64x128", 16, 1, (65, 129, 33)), ("32x32", 16, 5, (40, 36, 90)),
+               ("64x32", 8, 2, (64, 33, 17))]] + [
+           ("fewrows", dict(MT=1, NW=8, U=8, SPLITK=4), (1, 70, 131)), ("fewrows", dict(MT=16, NW=2, U=4, SPLITK=1), (20, 132, 36)),
+           ("fewrows", dict(MT=8, NW=4, U=8, SPLITK=3), (9, 8, 100)),
+           ("fewcols", dict(NC=16, RW=4, NW=2, SPLITK=1), (20, 17, 260)), ("fewcols", dict(NC=1, RW=4, NW=8, SPLITK=3), (70, 1, 300)),
+           ("fewcols", dict(NC=8, RW=1, NW=4, SPLITK=2), (9, 16, 132))]
+
+
+@pytest.mark.parametrize("name, config, shape", CONFIGS, ids=lambda x: str(x))
+def test_configurations_match_float64(name, config, shape):
+    check_kernel(get_kernel(name), *shape, config=config, seed=7)
+
+
+def test_fewcols_loads_a_16_bytes_at_a_time():
+    from cudamm.inspect import inspect_many
+    (r,) = inspect_many([("fewcols", dict(NC=4, RW=2, NW=4, SPLITK=2))])
+    assert r.ld_global_v4 > 0 and r.local == 0 and r.spill_stores == 0
+
+
+def test_splitk_refuses_too_many_partial_sums():
+    with pytest.raises(ValueError, match="smaller SPLITK"):
+        get_kernel("splitk").geometry(tile_config("64x64", BK=16, SPLITK=64), 65536, 65536, 64)
+
+
+@pytest.mark.parametrize("gpu", list(dispatch.KNOWN_GPUS))
+def test_model_choices_on_made_up_gpus(gpu):
+    dev = dispatch.KNOWN_GPUS[gpu]
+    assert dispatch.model_choice(1, 4096, 4096, dev).kernel == "fewrows"
+    assert dispatch.model_choice(4096, 1, 4096, dev).kernel == "fewcols"
+    assert dispatch.model_choice(256, 256, 65536, dev).config.SPLITK > 1             # 4 tiles: split k
+    assert dispatch.model_choice(8192, 8192, 8192, dev).config.get("SPLITK", 1) == 1  # plenty of tiles: no split
+    for shape in dispatch.SUITE_SIZES:                                               # every choice is a valid one
+        c = dispatch.model_choice(*shape, dev)
+        assert get_kernel(c.kernel).check(c.config) == c.config and np.isfinite(c.ms) and c.ms > 0
+
+
+def test_waves_decide_the_tile():
+    "1024³ has 64 tiles of 128×128: 1.6 waves on a T4's 40 SMs, half a wave on an H100's 132: a smaller tile there."
+    t4, h100 = dispatch.model_choice(1024, 1024, 1024, dispatch.KNOWN_GPUS["T4"]), \
+               dispatch.model_choice(1024, 1024, 1024, dispatch.KNOWN_GPUS["H100"])
+    assert (t4.config.BM, t4.config.BN) == (128, 128)
+    assert h100.config.BM * h100.config.BN < 128 * 128 or h100.config.get("SPLITK", 1) > 1
+
+
+def test_shipped_table_is_valid_and_covers_the_suite():
+    path = dispatch.shipped_table_path("NVIDIA H100 80GB HBM3")
+    table = dispatch.read_table(path)
+    assert table, f"no shipped H100 table at {path}"
+    for shape in dispatch.SUITE_SIZES:
+        entry = dispatch.nearest_entry(table, *shape)
+        assert entry is not None and entry["shape"] == list(shape), shape
+        get_kernel(entry["kernel"]).check(entry["config"])
+
+
+def test_user_table_wins_and_tables_can_be_switched_off(tmp_path, monkeypatch):
+    h100 = dispatch.KNOWN_GPUS["H100"]
+    monkeypatch.setenv("CUDAMM_CACHE_DIR", str(tmp_path))
+    path = dispatch.user_table_path(h100.name); path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(dict(format=dispatch.TABLE_FORMAT, entries=[dict(
+        bucket=dispatch.shape_bucket(4096, 4096, 4096), shape=[4096] * 3, kernel="splitk",
+        config=tile_config("32x32", BK=16, SPLITK=1))])))
+    dispatch.forget()
+    try:
+        assert dispatch.choose(4096, 4096, 4096, h100).source == "user table"
+        monkeypatch.setenv("CUDAMM_TABLES", "0"); dispatch.forget()
+        assert dispatch.choose(4096, 4096, 4096, h100).source == "model"
+    finally: dispatch.forget()
