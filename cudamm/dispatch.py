@@ -76,7 +76,7 @@ def candidates(m: int, n: int, k: int) -> list[tuple[str, Config]]:
             if s == 1 or k // s >= 128: out.append(("splitk", tile_config(tile, BK=8 if tile == "128x128" else 16, SPLITK=s)))
     if m <= 64:
         for mt in sorted({_pow2_at_least(m, 16), _pow2_at_least(m, 16) // 2} - {0}):
-            for nw, u in ((4, 4), (4, 8), (8, 4), (8, 8)):
+            for nw, u in ((4, 4), (4, 8), (8, 4), (8, 8), (16, 8)):
                 for s in (1, 2, 4, 8, 16, 32):
                     if s == 1 or k // s >= 64: out.append(("fewrows", dict(MT=mt, NW=nw, U=u, SPLITK=s)))
     if n <= 64:
@@ -95,7 +95,7 @@ def candidates(m: int, n: int, k: int) -> list[tuple[str, Config]]:
 # measurements); on another GPU they are guesses of the same kind.
 TILE_EFFICIENCY = {(128, 128): 0.775, (64, 128): 0.735, (128, 64): 0.69, (64, 64): 0.50, (64, 32): 0.42, (32, 32): 0.36}
 STREAM_EFFICIENCY = 0.85     # share of the DRAM bandwidth a streaming kernel reaches with enough loads in flight
-LAUNCH_US = 2.5              # GPU time between two kernels of one call (split-K's sum is a second kernel)
+LAUNCH_US = 2.5              # GPU time between two kernels of one call (`splitk`'s sum is a second kernel)
 
 def _blocks_per_sm(dev: Device, threads: int, regs: int, smem: int) -> int:
     "How many blocks of this kind fit on one SM at once: threads, registers and shared memory, whichever binds first."
@@ -140,7 +140,7 @@ def predict_ms(name: str, cfg, m: int, n: int, k: int, dev: Device) -> float:
         else: streamed = 4.0 * m * k * cdiv(n, cfg.NC) + 4.0 * k * n; per_thread = 16 * cfg.RW
         t = _stream_time(dev, streamed, min(blocks, slots) * threads * per_thread)
         t = max(t, 2.0 * m * n * k / (dev.sms * peak_sm * 0.5))
-    if s > 1: t += _stream_time(dev, 4.0 * m * n * (2 * s + 1), 1e12) + LAUNCH_US * 1e-6
+    if s > 1: t += _stream_time(dev, 4.0 * m * n * (2 * s + 1), 1e12) + (0 if spec.fixup else LAUNCH_US * 1e-6)
     return 1e3 * t + LAUNCH_US * 1e-3
 
 # %% ../nbs/15a_dispatch.ipynb #b43aa278

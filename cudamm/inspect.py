@@ -173,7 +173,7 @@ def _inspect_here(name, config, cc, keep_ptx):
     spec = resolve(name)
     cfg = spec.check(config)
     opts = {k: v for k, v in spec.jit_options(cfg).items() if k in _PTX_OPTIONS}
-    with compat.fast_inlining(): ptx, _ = cuda.compile_ptx(spec.body(cfg), SIGNATURE, cc=cc, **opts)
+    with compat.fast_inlining(): ptx, _ = cuda.compile_ptx(spec.body(cfg), spec.signature(cfg), cc=cc, **opts)
     geo = spec.geometry(cfg, 4096, 4096, 4096)                # a nominal shape: only the shared memory matters here
     rep = Report(spec.name, dict(cfg), tuple(cc), spec.accumulator, spec.vector_loads, geo.threads, spec.description,
                  **ptx_counts(ptx))

@@ -6,7 +6,7 @@ Docs: https://cudamm.github.io/cudamm/intrinsics.html.md"""
 
 # %% auto #0
 __all__ = ['F32X4', 'ldg4', 'lds4', 'stg4', 'sts4', 'cp_async16', 'cp_async4', 'u32', 'u64', 'flat', 'ldg4x', 'stg4x', 'ldg4c',
-           'outer', 'address', 'cp_commit', 'cp_wait', 'namespace', 'compile_source', 'source_name']
+           'outer', 'address', 'cp_commit', 'cp_wait', 'ldcg', 'namespace', 'compile_source', 'source_name']
 
 # %% ../nbs/05a_intrinsics.ipynb #dce0fb0b
 from .utils import simulating, cuda     # first: it switches the simulator on when there is no GPU
@@ -313,14 +313,28 @@ def cp_wait(typingctx, n):
         return context.get_dummy_value()
     return types.void(n), codegen
 
+# %% ../nbs/05a_intrinsics.ipynb #3a2af1e7
+def _sim_ldcg(arr, idx): return flat(arr)[_sim_u64(idx)]
+
+@_with_stand_in(_sim_ldcg)
+def ldcg(typingctx, arr, idx):
+    "One float of global `arr` at flat index `idx`, read from the L2 cache (`ld.global.cg.f32`), never from L1."
+    _check_operands("ldcg", arr, idx)
+    if not isinstance(idx, types.Integer): raise TypeError(f"ldcg needs a flat integer index, got {idx}")
+    def codegen(context, builder, sig, args):
+        p = builder.ptrtoint(_pointer(context, builder, sig.args[0], args[0], sig.args[1], args[1], _GLOBAL), _I64)
+        fnty = ir.FunctionType(ir.FloatType(), [_I64])
+        return builder.call(ir.InlineAsm(fnty, "ld.global.cg.f32 $0, [$1];", "=f,l,~{memory}", side_effect=True), [p])
+    return types.float32(arr, idx), codegen
+
 # %% ../nbs/05a_intrinsics.ipynb #6b0e4f27
 u32 = _sim_u32 if simulating() else types.uint32   # unsigned casts; in the simulator Python ints, wrapped like the GPU's
 u64 = _sim_u64 if simulating() else types.uint64
 
 def namespace() -> dict:
-    "The globals of a generated kernel: numba's `cuda`, `float32`, the casts `u32`/`u64`, and every intrinsic."
-    return dict(cuda=cuda, float32=types.float32, u32=u32, u64=u64, ldg4=ldg4, stg4=stg4, lds4=lds4, sts4=sts4,
-                ldg4x=ldg4x, ldg4c=ldg4c, stg4x=stg4x, outer=outer, address=address, cp_async16=cp_async16, cp_async4=cp_async4,
+    "The globals of a generated kernel: numba's `cuda`, `float32`, `uint32`, the casts `u32`/`u64`, and every intrinsic."
+    return dict(cuda=cuda, float32=types.float32, uint32=types.uint32, u32=u32, u64=u64, ldg4=ldg4, stg4=stg4, lds4=lds4, sts4=sts4,
+                ldg4x=ldg4x, ldg4c=ldg4c, ldcg=ldcg, stg4x=stg4x, outer=outer, address=address, cp_async16=cp_async16, cp_async4=cp_async4,
                 cp_commit=cp_commit, cp_wait=cp_wait)
 
 def compile_source(src: str, filename: str, namespace: dict, name: str = "kernel") -> Callable:

@@ -86,12 +86,12 @@ def test_inspect_registers_agree_with_the_driver():
     """The offline report's registers are the driver's, and so is the occupancy they imply. Measured on an H100
     (driver 580, CUDA 13): equal for the 12 kernels under 130 registers; the ~220-register kernels of chapters
     09, 10 and 14 differ by 2-3 (the driver's own compiler against the pip wheel's ptxas 12.9), same occupancy."""
-    from cudamm.inspect import SIGNATURE, inspect, occupancy
+    from cudamm.inspect import inspect, occupancy
     offline, driver = {}, {}
     for name in REGISTRY:
         spec = get_kernel(name)
         kernel = spec.kernel_for()
-        kernel.compile(SIGNATURE)
+        kernel.compile(spec.signature(spec.check()))
         rep = inspect(name)
         offline[name], driver[name] = rep.registers, next(iter(kernel.get_regs_per_thread().values()))
         assert abs(offline[name] - driver[name]) <= 4, (name, offline[name], driver[name])

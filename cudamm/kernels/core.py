@@ -244,9 +244,14 @@ class _nothing:
     def __exit__(self, *exc): pass
 
 @patch
+def signature(self: KernelSpec, cfg) -> str:
+    "What the kernel of configuration `cfg` is compiled for: `SIGNATURE`, (a, b, c); chapter 15's split-k kernels take more."
+    return SIGNATURE
+
+@patch
 def make_launcher(self: KernelSpec, cfg, m: int, n: int, k: int, aligned: bool, device=None) -> Callable:
     "`run(a_ptr, b_ptr, c_ptr, stream)` for one configuration and shape: one driver launch (a kernel may need more)."
-    go = driver_launch(self.kernel_for(cfg, aligned), SIGNATURE, self.geometry(cfg, m, n, k, aligned),
+    go = driver_launch(self.kernel_for(cfg, aligned), self.signature(cfg), self.geometry(cfg, m, n, k, aligned),
                        ((m, k), (k, n), (m, n)), device)
     def run(pa: int, pb: int, pc: int, stream: int = 0): go(stream, pa, pb, pc)
     return run
