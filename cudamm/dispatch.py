@@ -75,10 +75,9 @@ def candidates(m: int, n: int, k: int) -> list[tuple[str, Config]]:
         for s in SPLITS:
             if s == 1 or k // s >= 128: out.append(("splitk", tile_config(tile, BK=8 if tile == "128x128" else 16, SPLITK=s)))
     if m <= 64:
-        for mt in sorted({_pow2_at_least(m, 16), _pow2_at_least(m, 16) // 2} - {0}):
-            for nw, u in ((4, 4), (4, 8), (8, 4), (8, 8), (16, 8)):
-                for s in (1, 2, 4, 8, 16, 32):
-                    if s == 1 or k // s >= 64: out.append(("fewrows", dict(MT=mt, NW=nw, U=u, SPLITK=s)))
+        mts = {_pow2_at_least(m, 16), _pow2_at_least(m, 16) // 2}
+        for cfg in get_kernel("fewrows").space():           # its declared space, at the row tiles that suit m
+            if cfg["MT"] in mts and (cfg["SPLITK"] == 1 or k // cfg["SPLITK"] >= 64): out.append(("fewrows", cfg))
     if n <= 64:
         nc = _pow2_at_least(n, 16)
         for rw, nw in ((1, 4), (2, 4), (4, 4), (2, 8)):

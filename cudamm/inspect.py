@@ -17,7 +17,6 @@ from pathlib import Path
 from .utils import simulating
 from . import compat
 from .kernels import REGISTRY, get_kernel
-from .kernels.core import SIGNATURE
 
 # %% ../nbs/11_inspect.ipynb #b2ca01ad
 def _instructions(ptx: str) -> list[str]:
