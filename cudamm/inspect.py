@@ -17,6 +17,7 @@ from pathlib import Path
 from .utils import simulating
 from . import compat
 from .kernels import REGISTRY, get_kernel
+from .kernels.core import SIGNATURE        # kept here too: the front page imports it from cudamm.inspect
 
 # %% ../nbs/11_inspect.ipynb #b2ca01ad
 def _instructions(ptx: str) -> list[str]:
