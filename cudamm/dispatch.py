@@ -12,13 +12,15 @@ __all__ = ['FP32_LANES', 'FP32_LANES_MINOR', 'KNOWN_GPUS', 'SPLITS', 'TILE_EFFIC
            'main']
 
 # %% ../nbs/15a_dispatch.ipynb #a066212e
-import argparse, dataclasses, functools, importlib.resources, json, math, os, re, sys, time, warnings
+import argparse, contextlib, dataclasses, functools, importlib.resources, json, math, os, re, sys, time, warnings
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
 from .utils import cdiv, simulating, cuda, gpu_inputs, cuda_event_times, environment, gpu_clocks
 from .kernels import REGISTRY, Config, KernelSpec, get_kernel
+from .kernels.core import operands, rows_aligned
 from .kernels.shapes import TILES, tile_config
 from .autotune import _locked, _write_atomic
 
@@ -253,27 +255,41 @@ def shortlist(m: int, n: int, k: int, dev: Device, top: int = 8) -> list[tuple[s
         if c not in out: out.append(c)
     return out
 
-def measure_shape(m: int, n: int, k: int, top: int = 8, reps: int = 20, cublas: bool = True) -> list[dict]:
+def measure_shape(m: int, n: int, k: int, top: int = 8, reps: int = 20, cublas: bool = True,
+                  gpu_turn: str | None = None, # a lock file that parallel tuners take in turn to use the GPU
+                 ) -> list[dict]:
     "Verify, then time (CUDA events, L2 flushed, median) the shortlist at m×n×k; one row per candidate, fastest first."
     from cudamm.utils import cublas_fp32
+    from cudamm import compat
+    turn = (lambda: _locked(Path(gpu_turn))) if gpu_turn else contextlib.nullcontext
     dev = current_device()
-    a, b, c = gpu_inputs(m, n, k, seed=0)
-    ref = _reference(a, b)
-    rows = []
-    if cublas:
-        ms = float(np.median(cuda_event_times(lambda: cublas_fp32(a, b, c), warmup=3, reps=reps)))
-        rows.append(dict(kernel="cuBLAS fp32", config={}, ms=ms, error=_error(c, ref)))
+    with turn():
+        a, b, c = gpu_inputs(m, n, k, seed=0)
+        ref = _reference(a, b)
+        rows = []
+        if cublas:
+            ms = float(np.median(cuda_event_times(lambda: cublas_fp32(a, b, c), warmup=3, reps=reps)))
+            rows.append(dict(kernel="cuBLAS fp32", config={}, ms=ms, error=_error(c, ref)))
+    aligned = rows_aligned(n, k, *operands(a, b, c)[3])
     for name, cfg in shortlist(m, n, k, dev, top):
         spec = get_kernel(name)
         row = dict(kernel=name, config=dict(cfg), predicted_ms=round(predict_ms(name, cfg, m, n, k, dev), 5))
         try:
-            c.copy_to_device(np.full(c.shape, np.nan, np.float32))
-            spec.launch(a, b, c, cfg); cuda.synchronize()
-            row["error"] = _error(c, ref)
-            if not row["error"] <= 1e-5: row["status"] = "wrong"
-            else: row["ms"] = float(np.median(cuda_event_times(lambda: spec.launch(a, b, c, cfg), warmup=3, reps=reps)))
+            spec.launcher(cfg, m, n, k, aligned)        # compiles: CPU work, done outside the GPU turn
+            with turn():
+                c.copy_to_device(np.full(c.shape, np.nan, np.float32))
+                spec.launch(a, b, c, cfg); cuda.synchronize()
+                row["error"] = _error(c, ref)
+                if not row["error"] <= 1e-5: row["status"] = "wrong"
+                else:
+                    times = cuda_event_times(lambda: spec.launch(a, b, c, cfg), warmup=3, reps=reps)
+                    row["ms"] = float(np.median(times))
         except Exception as e: row["status"] = f"failed: {type(e).__name__}: {str(e)[:100]}"
         rows.append(row)
+    del a, b, c, ref
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        compat.free_pending_deallocations()
     return sorted(rows, key=lambda r: r.get("ms", math.inf))
 
 # %% ../nbs/15a_dispatch.ipynb #a8771377
@@ -291,35 +307,61 @@ SUITE_SIZES = [s for group in SUITE.values() for s in group]
 
 def _plain(cfg) -> dict: return {k: (v.item() if isinstance(v, np.generic) else v) for k, v in dict(cfg).items()}
 
+def _best(rows: list[dict]) -> tuple:
+    "The fastest verified row of ours among one shape's measurements, and cuBLAS's time (None where missing)."
+    ours = [r for r in rows if "ms" in r and r["kernel"] != "cuBLAS fp32"]
+    return (min(ours, key=lambda r: r["ms"]) if ours else None,
+            next((r["ms"] for r in rows if r["kernel"] == "cuBLAS fp32"), None))
+
+def _measured(shapes: list, top: int, reps: int, jobs: int, spent: Callable):
+    """Yield (shape, rows) as each shape is measured: here, one by one, or in `jobs` processes that take the GPU in
+    turn. Once `spent()`, no new shape starts (those under way finish)."""
+    if jobs <= 1:
+        for s in shapes:
+            if spent(): return
+            yield s, measure_shape(*s, top, reps)
+        return
+    import multiprocessing, tempfile
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    with tempfile.TemporaryDirectory() as tmp:
+        pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn"))   # CUDA does not survive fork
+        try:
+            todo = {pool.submit(measure_shape, *s, top, reps, True, str(Path(tmp) / "gpu")): s for s in shapes}
+            for done in as_completed(todo):
+                if spent():
+                    for f in todo: f.cancel()
+                if not done.cancelled(): yield todo[done], done.result()
+        finally: pool.shutdown(cancel_futures=True)
+
 def tune(shapes=SUITE_SIZES, out=None, log=None, top: int = 8, budget: float | None = None, reps: int = 20,
-         progress: bool = True) -> Path:
+         progress: bool = True, jobs: int = 1) -> Path:
     """Measure the shortlist of every shape on this GPU and write the fastest per shape bucket into a table: your own
     (`user_table_path`, which `choose` prefers) or `out`. `budget`: seconds, after which the shapes left are skipped.
-    `log`: a JSON file for every candidate's time."""
+    `log`: a JSON file for every candidate's time. `jobs`: processes that compile in parallel (compiling, not timing,
+    is most of the time) and take the GPU one at a time to verify and time."""
     from tqdm.auto import tqdm
-    from cudamm import compat
     dev, env = current_device(), {**environment(), **gpu_clocks()}
     path = Path(out) if out else user_table_path(dev.name)
-    start, entries, measured = time.perf_counter(), {}, []
-    bar = tqdm(list(shapes), desc="cudamm-tune", unit="shape", disable=not progress)
-    for m, n, k in bar:
-        if budget is not None and time.perf_counter() - start > budget:
-            bar.write(f"cudamm-tune: the {budget:.0f} s budget is spent; shapes from {m}×{n}×{k} on are left out"); break
-        bar.set_postfix_str(f"{m}×{n}×{k}")
-        rows = measure_shape(m, n, k, top, reps)
-        measured.append(dict(shape=[m, n, k], rows=rows))
-        ours = [r for r in rows if "ms" in r and r["kernel"] != "cuBLAS fp32"]
-        cub = next((r["ms"] for r in rows if r["kernel"] == "cuBLAS fp32"), None)
-        if ours:
-            best = ours[0]
-            entries[shape_bucket(m, n, k)] = dict(bucket=shape_bucket(m, n, k), shape=[m, n, k], kernel=best["kernel"],
-                                                 config=_plain(best["config"]), ms=best["ms"], cublas_ms=cub)
-            bar.write(f"{m}×{n}×{k}: {best['kernel']} {Config(best['config'])}  {best['ms']:.4f} ms"
-                                   + (f" ({100 * cub / best['ms']:.0f}% of cuBLAS)" if cub else ""))
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            compat.free_pending_deallocations()
+    shapes = [tuple(s) for s in shapes]
+    start, entries, by_shape = time.perf_counter(), {}, {}
+    bar = tqdm(total=len(shapes), desc="cudamm-tune", unit="shape", disable=not progress)
+    spent = lambda: budget is not None and time.perf_counter() - start > budget
+    for (m, n, k), rows in _measured(shapes, top, reps, jobs, spent):
+        by_shape[m, n, k] = rows
+        bar.update()
+        best, cub = _best(rows)
+        if best: bar.write(f"{m}×{n}×{k}: {best['kernel']} {Config(best['config'])}  {best['ms']:.4f} ms"
+                           + (f" ({100 * cub / best['ms']:.0f}% of cuBLAS)" if cub else ""))
     bar.close()
+    if len(by_shape) < len(shapes):
+        print(f"cudamm-tune: the {budget:.0f} s budget is spent; {len(shapes) - len(by_shape)} shapes are left out:",
+              ", ".join("×".join(map(str, s)) for s in shapes if s not in by_shape))
+    measured = [dict(shape=list(s), rows=by_shape[s]) for s in shapes if s in by_shape]    # in the order asked
+    for item in measured:
+        (m, n, k), (best, cub) = item["shape"], _best(item["rows"])
+        if not best: continue
+        entries[shape_bucket(m, n, k)] = dict(bucket=shape_bucket(m, n, k), shape=[m, n, k], kernel=best["kernel"],
+                                             config=_plain(best["config"]), ms=best["ms"], cublas_ms=cub)
     path.parent.mkdir(parents=True, exist_ok=True)
     with _locked(path):
         old = read_table(path)
@@ -342,6 +384,8 @@ def main(argv=None) -> int:
     p.add_argument("--reps", type=int, default=20, help="timed launches per candidate (median; default 20)")
     p.add_argument("--out", default=None, help="the table to write (default: your own, " + str(user_table_path("GPU")) + ")")
     p.add_argument("--log", default=None, help="also write every candidate's measurement to this JSON file")
+    p.add_argument("--jobs", type=int, default=1,
+                   help="processes that compile candidates in parallel and take the GPU in turn to time them (default 1)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = p.parse_args(argv)
     try: shapes = [parse_size(s) for s in args.shapes] if args.shapes else SUITE_SIZES
@@ -349,6 +393,6 @@ def main(argv=None) -> int:
     if simulating():
         print("cudamm-tune needs a CUDA GPU: numba's simulator is on, and its times mean nothing.", file=sys.stderr)
         return 2
-    path = tune(shapes, args.out, args.log, args.top, args.budget, args.reps, progress=not args.no_progress)
+    path = tune(shapes, args.out, args.log, args.top, args.budget, args.reps, not args.no_progress, args.jobs)
     print(f"wrote {path}")
     return 0

@@ -44,3 +44,17 @@ def test_matmul_chooses_a_right_kernel(shape):
     c = matmul(a, b)
     err = float(torch.linalg.norm(c.double() - ref) / torch.linalg.norm(ref))
     assert err < 1e-5, (shape, dispatch.choose(m, n, k), err)
+
+
+def test_parallel_tune_writes_every_shape(tmp_path):
+    "`cudamm-tune --jobs 2`: two processes, one GPU turn at a time; every shape gets a verified entry, in the order asked."
+    import json
+    from cudamm.dispatch import main, read_table, shape_bucket
+    shapes = [(96, 200, 300), (64, 64, 64), (1, 512, 512)]
+    out, log = tmp_path / "table.json", tmp_path / "log.json"
+    assert main(["--shapes", *("x".join(map(str, s)) for s in shapes), "--top", "2", "--reps", "3", "--jobs", "2",
+                 "--out", str(out), "--log", str(log), "--no-progress"]) == 0
+    assert set(read_table(out)) == {shape_bucket(*s) for s in shapes}
+    measured = json.loads(log.read_text())["shapes"]
+    assert [tuple(x["shape"]) for x in measured] == shapes
+    assert all(r["error"] <= 1e-5 for x in measured for r in x["rows"] if "ms" in r)

@@ -3,17 +3,15 @@
     python tools/table_from_log.py benchmarks/results/shapes/tune_log_h100.json cudamm/tables/nvidia_h100_80gb_hbm3.json
 """
 import json, math, sys
-from cudamm.dispatch import TABLE_FORMAT, shape_bucket, _plain
+from cudamm.dispatch import TABLE_FORMAT, shape_bucket, _plain, _best
 
 def table_from_logs(logs: list[dict]) -> dict:
     entries = {}
     for log in logs:
         for item in log["shapes"]:
             m, n, k = item["shape"]
-            ours = [r for r in item["rows"] if "ms" in r and r["kernel"] != "cuBLAS fp32"]
-            cub = next((r["ms"] for r in item["rows"] if r["kernel"] == "cuBLAS fp32"), None)
-            if not ours: continue
-            best = min(ours, key=lambda r: r["ms"])
+            best, cub = _best(item["rows"])
+            if not best: continue
             entries[shape_bucket(m, n, k)] = dict(bucket=shape_bucket(m, n, k), shape=[m, n, k], kernel=best["kernel"],
                                                   config=_plain(best["config"]), ms=best["ms"], cublas_ms=cub)
     env = logs[-1]["environment"]
