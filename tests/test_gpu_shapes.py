@@ -10,6 +10,7 @@ pytestmark = pytest.mark.gpu
 
 SPLIT = [("splitk", tile_config("64x128", BK=16, SPLITK=24), (256, 256, 16384)),
          ("splitk", tile_config("32x32", BK=16, SPLITK=7), (1000, 1001, 3333)),
+         ("splitk", tile_config("64x128", BK=16, SPLITK=3, PAD=True), (3000, 3001, 2999)),
          ("fewrows", dict(MT=16, NW=4, U=8, SPLITK=8), (16, 4096, 4096)),
          ("fewrows", dict(MT=1, NW=8, U=8, SPLITK=16), (1, 4097, 4099)),
          ("fewcols", dict(NC=1, RW=2, NW=4, SPLITK=4), (4096, 1, 4096)),
@@ -33,7 +34,8 @@ def test_split_products_are_right_and_bit_identical(name, config, shape):
 
 
 @pytest.mark.parametrize("shape", [(1, 4096, 4096), (4, 2048, 1000), (64, 4096, 4096), (4096, 1, 4096), (4096, 16, 4096),
-                                   (256, 256, 65536), (2047, 2049, 2051), (5120, 256, 5120), (1023, 1025, 77)],
+                                   (256, 256, 65536), (2047, 2049, 2051), (3000, 3001, 2999), (5120, 256, 5120),
+                                   (1023, 1025, 77)],
                          ids=lambda s: "x".join(map(str, s)))
 def test_matmul_chooses_a_right_kernel(shape):
     torch = pytest.importorskip("torch")

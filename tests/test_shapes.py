@@ -13,6 +13,9 @@ from cudamm import dispatch
 CONFIGS = [("splitk", tile_config(t, BK=bk, SPLITK=s), shape) for t, bk, s, shape in [
                ("128x64", 8, 3, (130, 70, 50)), ("64x128", 16, 1, (65, 129, 33)), ("32x32", 16, 5, (40, 36, 90)),
                ("64x32", 8, 2, (64, 33, 17))]] + [
+           ("splitk", tile_config("64x128", BK=16, SPLITK=1, PAD=True), (33, 65, 131)),     # through the padded copies
+           ("splitk", tile_config("32x32", BK=16, SPLITK=3, PAD=True), (40, 36, 90)),
+           ("splitk", tile_config("64x64", BK=16, SPLITK=2, PAD=True), (20, 36, 40))] + [    # aligned: no copies
            ("fewrows", dict(MT=1, NW=8, U=8, SPLITK=4), (1, 70, 131)), ("fewrows", dict(MT=16, NW=2, U=4, SPLITK=1), (20, 132, 36)),
            ("fewrows", dict(MT=8, NW=4, U=8, SPLITK=3), (9, 8, 100)),
            ("fewcols", dict(NC=16, RW=4, NW=2, SPLITK=1), (20, 17, 260)), ("fewcols", dict(NC=1, RW=4, NW=8, SPLITK=3), (70, 1, 300)),
@@ -47,6 +50,14 @@ def test_model_choices_on_made_up_gpus(gpu):
         assert get_kernel(c.kernel).check(c.config) == c.config and np.isfinite(c.ms) and c.ms > 0
 
 
+def test_model_pads_big_unaligned_products_only():
+    "Copying the operands into aligned rows costs a pass over each: worth it on big products, not on small ones."
+    h100 = dispatch.KNOWN_GPUS["H100"]
+    assert dispatch.model_choice(3000, 3001, 2999, h100).config.PAD
+    assert not dispatch.model_choice(300, 301, 299, h100).config.PAD
+    assert all(not c.get("PAD") for _, c in dispatch.candidates(3000, 3000, 3000))    # aligned rows: nothing to pad
+
+
 def test_waves_decide_the_tile():
     "1024³ has 64 tiles of 128×128: 1.6 waves on a T4's 40 SMs, half a wave on an H100's 132: a smaller tile there."
     t4, h100 = dispatch.model_choice(1024, 1024, 1024, dispatch.KNOWN_GPUS["T4"]), \
@@ -55,10 +66,11 @@ def test_waves_decide_the_tile():
     assert h100.config.BM * h100.config.BN < 128 * 128 or h100.config.get("SPLITK", 1) > 1
 
 
-def test_shipped_table_is_valid_and_covers_the_suite():
-    path = dispatch.shipped_table_path("NVIDIA H100 80GB HBM3")
+@pytest.mark.parametrize("gpu", ["NVIDIA H100 80GB HBM3", "NVIDIA H200"])
+def test_shipped_table_is_valid_and_covers_the_suite(gpu):
+    path = dispatch.shipped_table_path(gpu)
     table = dispatch.read_table(path)
-    assert table, f"no shipped H100 table at {path}"
+    assert table, f"no shipped {gpu} table at {path}"
     for shape in dispatch.SUITE_SIZES:
         entry = dispatch.nearest_entry(table, *shape)
         assert entry is not None and entry["shape"] == list(shape), shape

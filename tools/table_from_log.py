@@ -1,6 +1,7 @@
 """Rebuild a shipped kernel table from `cudamm-tune --log` files (every candidate's time), keeping each shape's fastest.
 
-    python tools/table_from_log.py benchmarks/results/shapes/tune_log_h100.json cudamm/tables/nvidia_h100_80gb_hbm3.json
+    python tools/table_from_log.py benchmarks/results/shapes/tune_log_h100.json benchmarks/results/shapes/tune_log_h100_pad.json \
+        cudamm/tables/nvidia_h100_80gb_hbm3.json        # later logs win for the shapes they measured again
 """
 import json, math, sys
 from cudamm.dispatch import TABLE_FORMAT, shape_bucket, _plain, _best

@@ -1,0 +1,49 @@
+"""Rows not 16-byte aligned: `splitk`'s general build (4-byte loads, PAD=False) against the padded copies and the fast
+build (PAD=True), and the aligned product of the padded sizes, beside cuBLAS fp32 (TF32 off); chapter 15's numbers.
+
+    python tools/unaligned_pad.py > benchmarks/results/unaligned_pad_h100.txt     # on a GPU, ~3 minutes
+"""
+import sys
+import numpy as np, torch
+from cudamm.kernels import get_kernel
+from cudamm.kernels.shapes import padded, tile_config
+from cudamm.utils import cublas_fp32, cuda_event_times, environment, gpu_inputs
+
+SHAPES = [(3000, 3001, 2999), (2047, 2049, 2051), (4095, 4097, 4093), (1000, 1001, 999)]
+CONFIGS = [tile_config(t, BK=8 if t == "128x128" else 16, SPLITK=s) for t in ("64x128", "128x64", "128x128") for s in (1, 2, 3, 4)]
+
+def median_ms(fn) -> float: return float(np.median(cuda_event_times(fn, warmup=3, reps=20)))
+
+def best(spec, a, b, c, ref, pad: bool) -> tuple:
+    "The fastest of CONFIGS (each verified against float64 first) and its time."
+    out = []
+    for cfg in CONFIGS:
+        cfg = {**cfg, "PAD": pad}
+        c.copy_to_device(np.full(c.shape, np.nan, np.float32))
+        spec.launch(a, b, c, cfg)
+        err = float(torch.linalg.norm(torch.as_tensor(c, device="cuda").double() - ref) / torch.linalg.norm(ref))
+        assert err < 1e-5, (cfg, err)
+        out.append((median_ms(lambda: spec.launch(a, b, c, cfg)), cfg))
+    return min(out, key=lambda t: t[0])
+
+def main():
+    env = environment()
+    print(f"# {env['gpu']} · driver {env['driver']} · torch {env['torch']} · numba-cuda {env['numba_cuda']} · {env['date']}")
+    print("# CUDA events, median of 20 after 3 warm-ups, L2 flushed; splitk over", len(CONFIGS), "tiles × splits")
+    spec = get_kernel("splitk")
+    for m, n, k in SHAPES:
+        rows = []
+        for mm, nn, kk, label in ((m, n, k, "unaligned"), (m, padded(n), padded(k), "aligned (padded sizes)")):
+            a, b, c = gpu_inputs(mm, nn, kk, seed=0)
+            ref = torch.as_tensor(a, device="cuda").double() @ torch.as_tensor(b, device="cuda").double()
+            cub = median_ms(lambda: cublas_fp32(a, b, c))
+            variants = [("general build (PAD=False)", False), ("padded copies + fast build (PAD=True)", True)] \
+                       if label == "unaligned" else [("fast build", False)]
+            for name, pad in variants:
+                ms, cfg = best(spec, a, b, c, ref, pad)
+                tile = f"{cfg['BM']}x{cfg['BN']} SPLITK={cfg['SPLITK']}"
+                rows.append(f"  {mm}×{nn}×{kk} {label:<23} cuBLAS {cub:7.4f} ms | {name:<38} {ms:7.4f} ms "
+                            f"{100 * cub / ms:5.1f} % of cuBLAS ({tile})")
+        print(f"{m}×{n}×{k}:", *rows, sep="\n", flush=True)
+
+if __name__ == "__main__": sys.exit(main())
