@@ -29,21 +29,20 @@ def best(spec, a, b, c, ref, pad: bool) -> tuple:
 def main():
     env = environment()
     print(f"# {env['gpu']} · driver {env['driver']} · torch {env['torch']} · numba-cuda {env['numba_cuda']} · {env['date']}")
-    print("# CUDA events, median of 20 after 3 warm-ups, L2 flushed; splitk over", len(CONFIGS), "tiles × splits")
+    print(f"# CUDA events, median of 20 after 3 warm-ups, L2 flushed; splitk over {len(CONFIGS)} tiles × splits "
+          "(python tools/unaligned_pad.py)")
     spec = get_kernel("splitk")
+    print(f"{'m×n×k':<16} {'path':<30} {'cuBLAS ms':>9} {'ms':>8} {'% cuBLAS':>8}  fastest tile")
     for m, n, k in SHAPES:
-        rows = []
-        for mm, nn, kk, label in ((m, n, k, "unaligned"), (m, padded(n), padded(k), "aligned (padded sizes)")):
+        for mm, nn, kk, aligned in ((m, n, k, False), (m, padded(n), padded(k), True)):
             a, b, c = gpu_inputs(mm, nn, kk, seed=0)
             ref = torch.as_tensor(a, device="cuda").double() @ torch.as_tensor(b, device="cuda").double()
             cub = median_ms(lambda: cublas_fp32(a, b, c))
-            variants = [("general build (PAD=False)", False), ("padded copies + fast build (PAD=True)", True)] \
-                       if label == "unaligned" else [("fast build", False)]
-            for name, pad in variants:
+            paths = [("fast build, padded sizes", False)] if aligned else \
+                    [("general build (PAD=False)", False), ("copies + fast build (PAD=True)", True)]
+            for name, pad in paths:
                 ms, cfg = best(spec, a, b, c, ref, pad)
-                tile = f"{cfg['BM']}x{cfg['BN']} SPLITK={cfg['SPLITK']}"
-                rows.append(f"  {mm}×{nn}×{kk} {label:<23} cuBLAS {cub:7.4f} ms | {name:<38} {ms:7.4f} ms "
-                            f"{100 * cub / ms:5.1f} % of cuBLAS ({tile})")
-        print(f"{m}×{n}×{k}:", *rows, sep="\n", flush=True)
+                print(f"{f'{mm}×{nn}×{kk}':<16} {name:<30} {cub:9.4f} {ms:8.4f} {100 * cub / ms:8.1f}  "
+                      f"{cfg['BM']}x{cfg['BN']} SPLITK={cfg['SPLITK']}", flush=True)
 
 if __name__ == "__main__": sys.exit(main())
