@@ -1,6 +1,6 @@
 """Chapter 15's kernels and chapter 15a's dispatch, without a GPU: odd shapes and configurations in the simulator,
 16-byte loads in the machine code, the model's choices on made-up GPUs, tables and their reach."""
-import json
+import json, time
 
 import numpy as np
 import pytest
@@ -90,3 +90,22 @@ def test_user_table_wins_and_tables_can_be_switched_off(tmp_path, monkeypatch):
         monkeypatch.setenv("CUDAMM_TABLES", "0"); dispatch.forget()
         assert dispatch.choose(4096, 4096, 4096, h100).source == "model"
     finally: dispatch.forget()
+
+
+def test_tune_keeps_order_and_budget(tmp_path, monkeypatch):
+    "`tune`'s bookkeeping without a GPU: shapes logged in the order asked, one table entry each, a spent budget stops it."
+    calls = []
+    def fake_measure(m, n, k, top=8, reps=20, cublas=True, gpu_turn=None):
+        calls.append((m, n, k))
+        time.sleep(0.05)
+        return [dict(kernel="splitk", config=tile_config("64x64", BK=16, SPLITK=1), ms=0.5),
+                dict(kernel="cuBLAS fp32", config={}, ms=1.0)]
+    monkeypatch.setattr(dispatch, "measure_shape", fake_measure)
+    shapes = [(64, 64, 64), (300, 200, 100), (1, 512, 512)]
+    out, log = tmp_path / "table.json", tmp_path / "log.json"
+    dispatch.tune(shapes, out, log, progress=False)
+    assert calls == shapes and set(dispatch.read_table(out)) == {dispatch.shape_bucket(*s) for s in shapes}
+    assert [tuple(x["shape"]) for x in json.loads(log.read_text())["shapes"]] == shapes
+    calls.clear()
+    dispatch.tune(shapes, tmp_path / "short.json", progress=False, budget=0.01)  # spent during the first shape
+    assert calls == shapes[:1] and len(dispatch.read_table(tmp_path / "short.json")) == 1
