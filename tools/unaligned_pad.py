@@ -10,7 +10,8 @@ from cudamm.kernels.shapes import padded, tile_config
 from cudamm.utils import cublas_fp32, cuda_event_times, environment, gpu_inputs
 
 SHAPES = [(3000, 3001, 2999), (2047, 2049, 2051), (4095, 4097, 4093), (1000, 1001, 999)]
-CONFIGS = [tile_config(t, BK=8 if t == "128x128" else 16, SPLITK=s) for t in ("64x128", "128x64", "128x128") for s in (1, 2, 3, 4)]
+CONFIGS = [tile_config(t, BK=8 if t == "128x128" else 16, SPLITK=s)
+           for t in ("64x128", "128x64", "128x128") for s in (1, 2, 3, 4)]
 
 def median_ms(fn) -> float: return float(np.median(cuda_event_times(fn, warmup=3, reps=20)))
 
