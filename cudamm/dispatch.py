@@ -73,7 +73,7 @@ def _pow2_at_least(x: int, cap: int) -> int: return min(1 << max(x - 1, 0).bit_l
 def candidates(m: int, n: int, k: int) -> list[tuple[str, Config]]:
     "Every (kernel, configuration) the dispatcher may pick for m×n×k: chapter 14's default, then this chapter's."
     out = [("pipelined", get_kernel("pipelined").check())]
-    pads = (False, True) if n % 4 or k % 4 else (False,)       # rows off 16-byte boundaries: 4-byte loads, or copies
+    pads = (False,) if rows_aligned(n, k) else (False, True)   # rows off 16-byte boundaries: 4-byte loads, or copies
     for tile in TILES:
         for s in SPLITS:
             if s > 1 and k // s < 128: continue
@@ -133,7 +133,7 @@ def predict_ms(name: str, cfg, m: int, n: int, k: int, dev: Device) -> float:
     slots = dev.sms * per_sm
     peak_sm = 2 * dev.fp32_lanes * dev.clock_mhz * 1e6           # FLOP/s of one SM
     io = 4.0 * (m * k + k * n + m * n)                              # each operand once
-    unaligned = n % 4 or k % 4
+    unaligned = not rows_aligned(n, k)                              # by the sizes; addresses are the caller's
     if name == "splitk" and cfg.PAD and unaligned:                  # copies in and out, then the fast build
         copies = _stream_time(dev, 2 * io, 1e12) + 3 * LAUNCH_US * 1e-6
         return predict_ms(name, {**cfg, "PAD": False}, m, padded(n), padded(k), dev) + 1e3 * copies
