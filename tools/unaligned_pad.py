@@ -8,7 +8,7 @@ import numpy as np
 from cudamm.dispatch import _error, _reference
 from cudamm.kernels import get_kernel
 from cudamm.kernels.shapes import padded, tile_config
-from cudamm.utils import cublas_fp32, cuda_event_times, environment, gpu_inputs
+from cudamm.utils import cublas_fp32, cuda_event_times, environment, gpu_inputs, tflops
 
 SHAPES = [(3000, 3001, 2999), (2047, 2049, 2051), (4095, 4097, 4093), (1000, 1001, 999)]
 CONFIGS = [tile_config(t, BK=8 if t == "128x128" else 16, SPLITK=s)
@@ -34,7 +34,7 @@ def main():
     print(f"# CUDA events, median of 20 after 3 warm-ups, L2 flushed; splitk over {len(CONFIGS)} tiles × splits "
           "(python tools/unaligned_pad.py)")
     spec = get_kernel("splitk")
-    print(f"{'m×n×k':<16} {'path':<30} {'cuBLAS ms':>9} {'ms':>8} {'% cuBLAS':>8}  fastest tile")
+    print(f"{'m×n×k':<16} {'path':<30} {'cuBLAS ms':>9} {'ms':>8} {'TFLOP/s':>7} {'% cuBLAS':>8}  fastest tile")
     for m, n, k in SHAPES:
         for mm, nn, kk, aligned in ((m, n, k, False), (m, padded(n), padded(k), True)):
             a, b, c = gpu_inputs(mm, nn, kk, seed=0)
@@ -44,7 +44,7 @@ def main():
                     [("general build (PAD=False)", False), ("copies + fast build (PAD=True)", True)]
             for name, pad in paths:
                 ms, cfg = best(spec, a, b, c, ref, pad)
-                print(f"{f'{mm}×{nn}×{kk}':<16} {name:<30} {cub:9.4f} {ms:8.4f} {100 * cub / ms:8.1f}  "
-                      f"{cfg['BM']}x{cfg['BN']} SPLITK={cfg['SPLITK']}", flush=True)
+                print(f"{f'{mm}×{nn}×{kk}':<16} {name:<30} {cub:9.4f} {ms:8.4f} {tflops(mm, nn, kk, ms):7.1f} "
+                      f"{100 * cub / ms:8.1f}  {cfg['BM']}x{cfg['BN']} SPLITK={cfg['SPLITK']}", flush=True)
 
 if __name__ == "__main__": sys.exit(main())
