@@ -321,6 +321,13 @@ def _best(rows: list[dict]) -> tuple:
     return (min(ours, key=lambda r: r["ms"]) if ours else None,
             next((r["ms"] for r in rows if r["kernel"] == "cuBLAS fp32"), None))
 
+def _entry(shape, rows: list[dict]) -> dict | None:
+    "A table's entry for one measured shape: its fastest verified kernel and configuration (None if none was)."
+    (m, n, k), (best, cub) = shape, _best(rows)
+    if not best: return None
+    return dict(bucket=shape_bucket(m, n, k), shape=[m, n, k], kernel=best["kernel"], config=_plain(best["config"]),
+                ms=best["ms"], cublas_ms=cub)
+
 def _measured(shapes: list, top: int, reps: int, jobs: int, spent: Callable):
     """Yield (shape, rows) as each shape is measured: here, one by one, or in `jobs` processes that take the GPU in
     turn. Once `spent()`, no new shape starts (those under way finish)."""
@@ -366,10 +373,7 @@ def tune(shapes=SUITE_SIZES, out=None, log=None, top: int = 8, budget: float | N
               ", ".join("×".join(map(str, s)) for s in shapes if s not in by_shape))
     measured = [dict(shape=list(s), rows=by_shape[s]) for s in shapes if s in by_shape]    # in the order asked
     for item in measured:
-        (m, n, k), (best, cub) = item["shape"], _best(item["rows"])
-        if not best: continue
-        entries[shape_bucket(m, n, k)] = dict(bucket=shape_bucket(m, n, k), shape=[m, n, k], kernel=best["kernel"],
-                                             config=_plain(best["config"]), ms=best["ms"], cublas_ms=cub)
+        if entry := _entry(item["shape"], item["rows"]): entries[entry["bucket"]] = entry
     path.parent.mkdir(parents=True, exist_ok=True)
     with _locked(path):
         old = read_table(path)

@@ -3,18 +3,14 @@
     python tools/table_from_log.py benchmarks/results/shapes/tune_log_h100.json benchmarks/results/shapes/tune_log_h100_pad.json \
         cudamm/tables/nvidia_h100_80gb_hbm3.json        # later logs win for the shapes they measured again
 """
-import json, math, sys
-from cudamm.dispatch import TABLE_FORMAT, shape_bucket, _plain, _best
+import json, sys
+from cudamm.dispatch import TABLE_FORMAT, _entry
 
 def table_from_logs(logs: list[dict]) -> dict:
     entries = {}
     for log in logs:
         for item in log["shapes"]:
-            m, n, k = item["shape"]
-            best, cub = _best(item["rows"])
-            if not best: continue
-            entries[shape_bucket(m, n, k)] = dict(bucket=shape_bucket(m, n, k), shape=[m, n, k], kernel=best["kernel"],
-                                                  config=_plain(best["config"]), ms=best["ms"], cublas_ms=cub)
+            if entry := _entry(item["shape"], item["rows"]): entries[entry["bucket"]] = entry
     env = logs[-1]["environment"]
     return dict(format=TABLE_FORMAT, gpu=env["gpu"], environment=env,
                 entries=sorted(entries.values(), key=lambda e: e["shape"]))
