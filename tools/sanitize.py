@@ -4,15 +4,22 @@ on any report. Usage on a GPU machine: `python tools/sanitize.py [--tools memche
 import argparse, os, shutil, subprocess, sys, time
 
 EDGE_SHAPES = [(129, 257, 65), (1, 4096, 7), (33, 65, 17), (130, 7, 300)]
+# Configurations beyond a kernel's defaults that take other code paths: splitk's padded copies (PAD), and the
+# in-kernel slice sums of fewrows and fewcols with many slices (the shipped m = 1 configuration among them).
+VARIANTS = {"splitk": [dict(PAD=True, SPLITK=3), dict(PAD=True, SPLITK=1)],
+            "fewrows": [dict(MT=1, NW=4, U=4, SPLITK=16)],
+            "fewcols": [dict(SPLITK=8)]}
 
 
 def run_kernels(names):
     from cudamm.kernels import REGISTRY, get_kernel
     from cudamm.utils import check_kernel
     for name in names or REGISTRY:
-        for shape in EDGE_SHAPES:
-            print(f"== {name} at {shape}", flush=True)     # the sanitizer's reports follow the kernel they are about
-            check_kernel(get_kernel(name), *shape, seed=0)
+        for config in [None, *VARIANTS.get(name, [])]:
+            for shape in EDGE_SHAPES:
+                # the sanitizer's reports follow the marker of the kernel they are about
+                print(f"== {name} {config or 'defaults'} at {shape}", flush=True)
+                check_kernel(get_kernel(name), *shape, seed=0, config=config)
 
 
 def _attributed(log):
