@@ -1,7 +1,9 @@
 """An experiment: does the load instruction for B change m = 1's two-speed timing calls? fewrows (MT=1, NW=4, U=4,
 SPLITK=16) with B's full-step loads as ld.global.v4 (as shipped), ld.global.nc.v4, ld.global.nc.L1::no_allocate.v4
 and ld.global.nc.L2::256B; against cuBLAS and torch.sum(B). 12 timing calls each.
-Output: benchmarks/results/shapes/m1_slow_calls_h100.txt."""
+Output: benchmarks/results/shapes/m1_slow_calls_h100.txt.
+The timer runs as it did when this was measured: `spread=False` (the fix this led to, `cudamm.utils`, is off).
+"""
 import numpy as np, torch
 from numba import cuda, types
 from numba.cuda.extending import intrinsic
@@ -56,5 +58,5 @@ for op in ["ld.global.v4.f32", "ld.global.nc.v4.f32", "ld.global.nc.L1::no_alloc
     print(op, "max rel err", float(((tc - ref).abs().max() / ref.abs().max())), flush=True)
     ways[op] = lambda k=k: k[geo.grid, geo.block, 0, geo.shared](na, nb, nc, w, cnt)
 for name, run in ways.items():
-    meds = [float(np.median(cuda_event_times(run, warmup=3, reps=20))) * 1e3 for _ in range(12)]
+    meds = [float(np.median(cuda_event_times(run, warmup=3, reps=20, spread=False))) * 1e3 for _ in range(12)]
     print(f"{name:<50} " + " ".join(f"{x:5.2f}" for x in meds), flush=True)

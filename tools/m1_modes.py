@@ -6,7 +6,9 @@ multiply-adds is timed: its time follows the SM clock alone. Three ways to compu
 - cuBLAS fp32 (TF32 off);
 - `fewrows` at the H100 table's m = 1 configuration, launched as `matmul` launches it (`spec.launch`: the driver);
 - the same compiled kernel launched through numba's own dispatcher (`kernel[grid, block](...)`).
-Usage on a GPU machine: `python tools/m1_modes.py [--calls 12]`."""
+Usage on a GPU machine: `python tools/m1_modes.py [--calls 12]`.
+The timer runs as it did when this was measured: `spread=False` (the fix this led to, `cudamm.utils`, is off).
+"""
 import argparse
 import numpy as np, torch
 from numba import cuda, float32
@@ -46,7 +48,8 @@ def main():
 
     probe_buf = cuda.to_device(np.ones(1, np.float32))
     def sm_clock_probe():
-        return float(np.median(cuda_event_times(lambda: spin[1, 32](probe_buf, 20000), warmup=1, reps=5, flush=False))) * 1e3
+        spin_once = lambda: spin[1, 32](probe_buf, 20000)
+        return float(np.median(cuda_event_times(spin_once, warmup=1, reps=5, flush=False, spread=False))) * 1e3
 
     ways = {"cuBLAS fp32": lambda: torch.matmul(ta, tb), "fewrows, driver": lambda: spec.launch(ta, tb, tc, config=CONFIG),
             "fewrows, numba": numba_launch}
@@ -54,7 +57,7 @@ def main():
     for name, run in ways.items():
         for _ in range(max(1, args.calls // 3) if name.startswith("cuBLAS") else args.calls):
             before = sm_clock_probe()
-            t = cuda_event_times(run, warmup=3, reps=20) * 1e3
+            t = cuda_event_times(run, warmup=3, reps=20, spread=False) * 1e3
             after = sm_clock_probe()
             print(f"{name:<16} median {np.median(t):6.2f}  min {t.min():6.2f}  probe {before:6.1f} {after:6.1f}  "
                   + " ".join(f"{x:.1f}" for x in t[:8]), flush=True)
