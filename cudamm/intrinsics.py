@@ -6,7 +6,8 @@ Docs: https://cudamm.github.io/cudamm/intrinsics.html.md"""
 
 # %% auto #0
 __all__ = ['F32X4', 'ldg4', 'lds4', 'stg4', 'sts4', 'cp_async16', 'cp_async4', 'u32', 'u64', 'flat', 'ldg4x', 'stg4x', 'ldg4c',
-           'outer', 'address', 'cp_commit', 'cp_wait', 'ldcg', 'namespace', 'compile_source', 'source_name']
+           'outer', 'address', 'cp_commit', 'cp_wait', 'ldcg', 'ldg4_with', 'namespace', 'compile_source',
+           'source_name']
 
 # %% ../nbs/05a_intrinsics.ipynb #dce0fb0b
 from .utils import simulating, cuda     # first: it switches the simulator on when there is no GPU
@@ -326,6 +327,23 @@ def ldcg(typingctx, arr, idx):
         fnty = ir.FunctionType(ir.FloatType(), [_I64])
         return builder.call(ir.InlineAsm(fnty, "ld.global.cg.f32 $0, [$1];", "=f,l,~{memory}", side_effect=True), [p])
     return types.float32(arr, idx), codegen
+
+# %% ../nbs/05a_intrinsics.ipynb #d2115b9a
+def ldg4_with(qualifiers: str):
+    "An intrinsic `load(arr, idx)`: four floats of global `arr` at flat index `idx`, by `ld.global{qualifiers}.v4.f32`."
+    def stand_in(arr, idx): return tuple(_four(arr, idx))
+    def load(typingctx, arr, idx):
+        _check_operands("ldg4_with", arr, idx)
+        def codegen(context, builder, sig, args):
+            p = builder.ptrtoint(_pointer(context, builder, sig.args[0], args[0], sig.args[1], args[1], _GLOBAL), _I64)
+            fnty = ir.FunctionType(ir.LiteralStructType([ir.FloatType()] * 4), [_I64])
+            text = f"ld.global{qualifiers}.v4.f32 {{$0, $1, $2, $3}}, [$4];"
+            r = builder.call(ir.InlineAsm(fnty, text, "=f,=f,=f,=f,l", side_effect=False), [p])   # a plain load
+            return context.make_tuple(builder, F32X4, [builder.extract_value(r, j) for j in range(4)])
+        return F32X4(arr, idx), codegen
+    load.__name__ = "ldg4_with"
+    load.__doc__ = f"Four floats of global `arr` {_AT} load (`ld.global{qualifiers}.v4.f32`)."
+    return _with_stand_in(stand_in)(load)
 
 # %% ../nbs/05a_intrinsics.ipynb #6b0e4f27
 u32 = _sim_u32 if simulating() else types.uint32   # unsigned casts; in the simulator Python ints, wrapped like the GPU's

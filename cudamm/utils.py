@@ -235,11 +235,6 @@ def _hold_gpu(us):
     "One GPU thread sleeps about `us` microseconds, so the host can queue the timed launch behind it."
     for _ in range(us): cuda.nanosleep(1000)
 
-@cuda.jit
-def _empty():
-    "Nothing: a launch that moves the next one to another place in the order of launches."
-    pass
-
 LAUNCH_CYCLE = 4   # places in the order of launches that can time differently (text above)
 
 def _hold_us(host_seconds: float) -> int:
@@ -259,14 +254,13 @@ def cuda_event_times(fn: Callable[[], object], warmup: int = 3, reps: int = 30, 
     "Milliseconds of each of `reps` timed calls of `fn` (which launches GPU work), after `warmup` untimed calls."
     _require_gpu("cuda_event_times")
     hold = _warm_up(fn, warmup)
-    if spread: _empty[1, 1]()                           # compiled now, not inside a timed call's hold
     times, gc_was_on = [], gc.isenabled()
     gc.disable()
     try:
         for i in range(reps):
             if flush: flush_l2()
             _hold_gpu[1, 1](hold)                       # the GPU waits here while the host queues the rest
-            for _ in range(i % LAUNCH_CYCLE if spread else 0): _empty[1, 1]()   # every place in the order of launches
+            for _ in range(i % LAUNCH_CYCLE if spread else 0): _hold_gpu[1, 1](0)   # empty launches: every place in the cycle
             start, end = cuda.event(), cuda.event()
             start.record(); fn(); end.record(); end.synchronize()
             times.append(cuda.event_elapsed_time(start, end))
