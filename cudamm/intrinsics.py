@@ -10,7 +10,7 @@ __all__ = ['F32X4', 'ldg4', 'lds4', 'stg4', 'sts4', 'cp_async16', 'cp_async4', '
            'source_name']
 
 # %% ../nbs/05a_intrinsics.ipynb #dce0fb0b
-from .utils import simulating, cuda     # first: it switches the simulator on when there is no GPU
+from .utils import simulating, cuda
 
 import linecache, threading
 from collections.abc import Callable

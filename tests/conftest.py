@@ -1,15 +1,11 @@
-"""Test set-up. Without a GPU, cudamm.utils switches numba's CUDA simulator on (and repairs its shared-memory
-allocator); with one, the same numerics tests run on the GPU. `gpu`-marked tests need a real GPU."""
-import os, warnings
-
+"""Test set-up. Without a GPU, the tests run in numba's CUDA simulator, switched on here (importing cudamm never
+does it); with one, the same numerics tests run on the GPU. `gpu`-marked tests need a real GPU."""
 import pytest
 
-# small test shapes leave the GPU mostly idle; numba warns about that on every launch
-os.environ.setdefault("NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS", "0")
+import cudamm
 
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore")          # the "no GPU: using the simulator" notice is expected here
-    from cudamm.utils import simulating
+cudamm.use_simulator()          # only where no GPU is found; before anything imports numba.cuda
+from cudamm.utils import simulating
 
 
 def pytest_collection_modifyitems(config, items):

@@ -59,13 +59,3 @@ def test_defaults_are_valid_and_unknown_parameters_refused(name):
 def test_constraint_named_before_compiling():
     with pytest.raises(ValueError, match="threads per block"):
         get_kernel("smem").check({"TILE": 64})
-
-
-def test_numba_imported_before_cudamm_without_a_gpu_is_named():
-    "Without a GPU, importing numba.cuda before cudamm leaves the simulator off: cudamm says so and how to fix it."
-    import os, subprocess, sys
-    from cudamm.utils import gpu_available
-    if gpu_available(): pytest.skip("a GPU is present: there is no simulator to switch on")
-    env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
-    out = subprocess.run([sys.executable, "-c", "import numba.cuda, cudamm.utils"], capture_output=True, text=True, env=env)
-    assert "Import cudamm before numba" in out.stderr, out.stderr[-2000:]

@@ -133,7 +133,7 @@ def timer():
         for i in range(reps):
             if flush == "numba": U.flush_l2()
             elif flush == "torch": flush_w.fill_(1.0); flush_r.sum()   # as flush_l2: write one, read another
-            if hold == "numba": U._hold_gpu[1, 1](300)
+            if hold == "numba": U._hold(300)
             elif hold == "torch": torch.cuda._sleep(600_000)           # about 300 µs of GPU cycles
             start, end = reused[i] if events == "reused" else (cuda.event(), cuda.event())
             start.record(); fn(); end.record(); end.synchronize()
@@ -149,7 +149,7 @@ def phase():
     for E in [0, 1, 2, 3, 1, 0]:
         meds = []
         for _ in range(16):
-            for _ in range(E): U._hold_gpu[1, 1](0)            # an empty launch
+            for _ in range(E): U._hold(0)                         # an empty launch
             meds += medians(matmul, 1)
         print(f"E = {E}: " + " ".join(f"{x:5.2f}" for x in meds), flush=True)
 

@@ -8,7 +8,6 @@ Docs: https://cudamm.github.io/cudamm/naive.html.md"""
 __all__ = ['naive_fp64', 'naive_fp32', 'naive']
 
 # %% ../../nbs/01_naive.ipynb #f014d4af
-# cudamm first: without a GPU, cudamm.utils turns numba's CUDA simulator on, which must happen before numba.cuda loads
 from .core import KernelSpec, register
 
 from numba import cuda, float32
