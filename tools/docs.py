@@ -63,8 +63,8 @@ class exec_api_docs(Processor):
         skip = str(getattr(self.nb, "frontmatter_", {}).get("skip_showdoc", "")).lower() in ("true", "1", "yes")
         if skip or not any(wants_exec(c) for c in self.nb.cells): return
         # document the GPU build whatever this machine has: in numba's simulator some functions are stand-ins
-        # (`_sim_stg4x` for `stg4x`); nothing here launches a kernel (read when numba is first imported)
-        os.environ["NUMBA_ENABLE_CUDASIM"] = "0"
+        # (`_sim_stg4x` for `stg4x`), and nothing here launches a kernel. numba reads the switch on first import.
+        if "numba.cuda" not in sys.modules: os.environ["NUMBA_ENABLE_CUDASIM"] = "0"
         from execnb.shell import CaptureShell
         self.shell = CaptureShell()
         self.shell.run_cell("from nbdev.showdoc import show_doc")
