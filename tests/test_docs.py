@@ -1,7 +1,7 @@
 """The docs site. nbdev processes every notebook as nbdev-docs does (into a copy; Quarto is not needed): the
 processing runs the API docs and nothing else, and every image a processed page shows resolves inside the
 processed folder, which is what Quarto publishes. Also: tools/docs.py's parts, the site's settings, the workflow."""
-import importlib.util, json, os, shutil, subprocess, sys, time
+import importlib.util, json, shutil, subprocess, sys, time
 from pathlib import Path
 
 import nbformat, pytest, yaml
@@ -61,32 +61,29 @@ def test_processed_site(tmp_path):
 
 
 @pytest.fixture
-def tiny(tmp_path, monkeypatch):
-    "A notebook of the repository's kind processed with the project's settings, in this process."
-    from fastcore.nbio import dict2nb
-    from nbdev.processors import FilterDefaults
-    monkeypatch.chdir(ROOT)                     # nbdev reads [tool.nbdev] from the working directory
-    monkeypatch.syspath_prepend(str(ROOT))      # as nbdev's workers import the processor: tools.docs
-    monkeypatch.setenv("NUMBA_ENABLE_CUDASIM", os.environ.get("NUMBA_ENABLE_CUDASIM", ""))
+def tiny(tmp_path):
+    "A notebook of the repository's kind, processed with the project's settings in a worker process, as nbdev does."
     new = nbformat.v4
     cells = [new.new_code_cell("#| default_exp utils"),
              new.new_code_cell('#| export\ndef cdiv(a, b):\n    "Ceiling division"\n    return -(a // -b)'),
              new.new_code_cell("import os\nraise RuntimeError('a chapter experiment ran')",
-                               outputs=[nbformat.v4.new_output("stream", name="stdout", text="stored\n")]),
+                               outputs=[new.new_output("stream", name="stdout", text="stored\n")]),
              new.new_code_cell("#| cuda\nfrom numba import cuda\ncuda.current_context()"),
              new.new_code_cell("#| exec_doc\nprint('exec_doc ran')")]
-    nb = dict2nb(json.loads(nbformat.writes(new.new_notebook(cells=cells))))
-    FilterDefaults()(nb)
-    return nb
+    shutil.copy(ROOT / "pyproject.toml", tmp_path)
+    (tmp_path / "nbs").mkdir()
+    nbformat.write(new.new_notebook(cells=cells), tmp_path / "nbs" / "tiny.ipynb")
+    # a worker process, not this one: the processor may set NUMBA_ENABLE_CUDASIM before numba.cuda is imported
+    return code_cells(docs.process(tmp_path, n_workers=1) / "tiny.ipynb")
 
 
 def test_processor_runs_the_api_docs_only(tiny):
-    shown = [c for c in tiny.cells if c.cell_type == "code" and "show_doc(cdiv)" in c.source]
-    assert len(shown) == 1 and "### cdiv" in markdown_of(shown)
-    experiment = next(c for c in tiny.cells if "chapter experiment" in c.source)
+    shown = [c for c in tiny if "show_doc(cdiv)" in c.source]
+    assert len(shown) == 1 and "### cdiv" in markdown_of(shown)      # cudamm.utils' own cdiv, imported
+    experiment = next(c for c in tiny if "chapter experiment" in c.source)
     assert experiment.outputs[0].text == "stored\n" and "execution" not in experiment.metadata
-    assert "execution" not in next(c for c in tiny.cells if "current_context" in c.source).metadata
-    assert "".join(next(c for c in tiny.cells if "exec_doc ran" in c.source).outputs[0].text) == "exec_doc ran\n"
+    assert "execution" not in next(c for c in tiny if "current_context" in c.source).metadata
+    assert next(c for c in tiny if "exec_doc ran" in c.source).outputs[0].text == "exec_doc ran\n"
 
 
 def test_module_names():
@@ -106,11 +103,12 @@ def test_image_check_catches_what_it_should(tmp_path):
     md = ("![fine](pics/ok.png) ![badge](https://example.org/b.svg) <img src='data:image/png;base64,AA'>\n"
           "<!-- readme: ![only in the README](benchmarks/results/x.png) -->\n"
           "![from the repository root](benchmarks/results/x.png) ![out of the site](../outside.png)")
-    output = new.new_output("display_data", data={"text/markdown": "![made by code](gone.png)",
-                                                  "text/html": "<p><img width=9 src=\"pics/ok.png\"><img src='no.png'>"})
+    html = "<p><img width=9 src=\"pics/ok.png\"><img src='no.png'>"
+    output = new.new_output("display_data", data={"text/markdown": "![made by code](gone.png)", "text/html": html})
     nb = new.new_notebook(cells=[new.new_markdown_cell(md), new.new_code_cell("show()", outputs=[output])])
     nbformat.write(nb, site / "page.ipynb")
-    (site / "sub").mkdir(); (site / "sub" / "more.qmd").write_text("![a](../pics/ok.png) ![b](/pics/ok.png) ![c](ok.png)")
+    (site / "sub").mkdir()
+    (site / "sub" / "more.qmd").write_text("![a](../pics/ok.png) ![b](/pics/ok.png) ![c](ok.png)")
     (site / ".quarto").mkdir(); (site / ".quarto" / "x.md").write_text("![ignored](nowhere.png)")
     assert docs.check_site(site) == {
         "page.ipynb": ["benchmarks/results/x.png", "../outside.png", "gone.png", "no.png"], "sub/more.qmd": ["ok.png"]}
@@ -128,7 +126,7 @@ def test_help_and_check_only(tmp_path, monkeypatch):
 
 
 def test_site_settings_stay_as_committed(tmp_path, monkeypatch):
-    "nbdev-docs rewrites nbs/nbdev.yml from pyproject.toml and writes _quarto.yml when missing: both must stay as committed."
+    "nbdev-docs rewrites nbs/nbdev.yml from pyproject.toml and writes _quarto.yml if missing: both stay as committed."
     from nbdev.quarto import refresh_quarto_yml
     (tmp_path / "nbs").mkdir()
     for name in ("pyproject.toml", "nbs/nbdev.yml", "nbs/_quarto.yml"): shutil.copy(ROOT / name, tmp_path / name)
@@ -137,7 +135,8 @@ def test_site_settings_stay_as_committed(tmp_path, monkeypatch):
     for name in ("nbs/nbdev.yml", "nbs/_quarto.yml"):
         assert (tmp_path / name).read_text() == (ROOT / name).read_text(), f"nbdev-docs would rewrite {name}"
     site = yaml.safe_load((ROOT / "nbs" / "nbdev.yml").read_text())["website"]
-    assert site["site-url"] == "https://cudamm.github.io/cudamm" and site["repo-url"] == "https://github.com/cudamm/cudamm"
+    assert site["site-url"] == "https://cudamm.github.io/cudamm"
+    assert site["repo-url"] == "https://github.com/cudamm/cudamm"
     quarto = yaml.safe_load((ROOT / "nbs" / "_quarto.yml").read_text())
     css = quarto["format"]["html"].get("css", [])
     assert all((ROOT / "nbs" / f).is_file() for f in ([css] if isinstance(css, str) else css))
