@@ -89,3 +89,44 @@ def test_readme_only_lines():
     assert nb_form.startswith("<!-- readme: ![plot](benchmarks/results/x.png) -->\n")
     assert f"[`r.csv`]({sync_readme.GITHUB_BLOB}benchmarks/results/r.csv)" in nb_form and "(https://example.org)" in nb_form
     assert sync_readme.for_readme(nb_form).startswith("![plot](benchmarks/results/x.png)\n")
+
+
+def _no_quarto(*args, **kwargs): raise AssertionError("nbdev went on to render the README with Quarto")
+
+
+@pytest.fixture
+def nbdev_without_quarto(monkeypatch):
+    "nbdev's README machinery with its Quarto steps (and nbdev-prepare's export, test and clean) replaced by stubs."
+    import nbdev.clean, nbdev.quarto, nbdev.test
+    monkeypatch.setattr(nbdev.quarto, "proc_nbs", _no_quarto)
+    monkeypatch.setattr(nbdev.quarto, "_sprun", _no_quarto)
+    skip = type("Skip", (), {"__wrapped__": staticmethod(lambda *a, **k: None)})
+    for module, name in ((nbdev.quarto, "nbdev_export"), (nbdev.test, "nbdev_test"), (nbdev.clean, "nbdev_clean")):
+        monkeypatch.setattr(module, name, skip)
+    monkeypatch.setattr(nbdev.quarto, "refresh_quarto_yml", lambda: None)
+    return nbdev.quarto
+
+
+def test_nbdev_readme_and_prepare_leave_the_readme_alone(nbdev_without_quarto, monkeypatch):
+    """README.md is tools/sync_readme.py's, on purpose: [tool.nbdev] readme_nb names no notebook, so nbdev-readme, and
+    the README step of nbdev-prepare, skip (as nbdev does when that notebook is missing) instead of writing a Quarto
+    render of nbs/index.ipynb over the README, which would drop its Development section and need Quarto."""
+    from nbdev.config import get_config
+    cfg = get_config(ROOT)
+    assert not (cfg.nbs_path / cfg.readme_nb).exists(), f"readme_nb = {cfg.readme_nb!r} must name no notebook"
+    before = (ROOT / "README.md").stat()
+    monkeypatch.chdir(ROOT)
+    nbdev_without_quarto.nbdev_readme.__wrapped__()
+    nbdev_without_quarto.prepare.__wrapped__()
+    after = (ROOT / "README.md").stat()
+    assert (after.st_mtime_ns, after.st_size) == (before.st_mtime_ns, before.st_size)
+
+
+def test_nbdev_readme_would_render_the_front_page(nbdev_without_quarto, copy, monkeypatch):
+    "The check above is not vacuous: with readme_nb naming the front page, nbdev-readme goes on to Quarto."
+    toml = (ROOT / "pyproject.toml").read_text()
+    (copy / "pyproject.toml").write_text(re.sub(r'(?m)^readme_nb = .*$', 'readme_nb = "index.ipynb"', toml))
+    shutil.copy(ROOT / "nbs" / "nbdev.yml", copy / "nbs")
+    monkeypatch.chdir(copy)
+    with pytest.raises(AssertionError, match="render the README with Quarto"):
+        nbdev_without_quarto.nbdev_readme.__wrapped__()

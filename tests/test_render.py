@@ -1,6 +1,7 @@
 """Every notebook of the course renders to HTML offline (nbconvert, no Quarto), with its outputs and no error cells;
-and every image a notebook's markdown links is a file under nbs/, which the docs site publishes (nothing outside)."""
-import re
+and every image a notebook's markdown links is a file under nbs/, which the docs site publishes (nothing outside).
+That is the quick check on the sources; tests/test_docs.py checks the pages as nbdev processes them for the site."""
+import importlib.util
 from pathlib import Path
 
 import pytest
@@ -8,9 +9,9 @@ import pytest
 nbconvert = pytest.importorskip("nbconvert")
 NBS = Path(__file__).parents[1] / "nbs"
 NOTEBOOKS = sorted(NBS.glob("*.ipynb"))
-COMMENT = re.compile(r"<!--.*?-->", re.S)
-MD_IMAGE = re.compile(r"!\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
-HTML_IMAGE = re.compile(r"<img\b[^>]*\bsrc=[\"']([^\"']+)[\"']", re.I)
+_spec = importlib.util.spec_from_file_location("docs_tool", NBS.parent / "tools" / "docs.py")
+docs = importlib.util.module_from_spec(_spec); _spec.loader.exec_module(docs)
+local_images = docs.local_images                # one definition of what an image link is, for both checks
 
 
 @pytest.fixture(scope="module")
@@ -27,13 +28,6 @@ def test_notebook_renders_to_html(exporter, path):
     html, _ = exporter.from_notebook_node(nb)
     title = next(c.source for c in nb.cells if c.cell_type == "markdown").splitlines()[0].lstrip("# ").strip()
     assert all(word in html for word in title.replace("`", "").split()) and len(html) > 10_000
-
-
-def local_images(markdown: str) -> list[str]:
-    "Targets of the markdown and HTML images in `markdown` that are files, not web addresses (HTML comments skipped)."
-    text = COMMENT.sub("", markdown)
-    found = MD_IMAGE.findall(text) + HTML_IMAGE.findall(text)
-    return [t for t in found if not re.match(r"[a-zA-Z][a-zA-Z0-9+.-]*:", t)]      # http:, https:, data:, ...
 
 
 def missing_images(path: Path) -> list[str]:
