@@ -21,8 +21,8 @@ def test_readme_in_step_with_index():
 def test_ci_reads_the_commands_from_the_readme():
     "`.ci/run` takes the line two after `<!-- test-command -->`; the synced setup block must keep that shape."
     lines = (ROOT / "README.md").read_text().splitlines()
-    for marker, command in (("<!-- test-command -->", 'pip install -e ".[dev]" && nbdev-test --n-workers 2 && pytest -n 2'),
-                            ("<!-- run-command -->", "pip install -e . && cudamm-bench")):
+    for marker, command in (("<!-- test-command -->", 'pip install -e ".[dev,cu13]" && nbdev-test --n-workers 2 && pytest -n 2'),
+                            ("<!-- run-command -->", 'pip install -e ".[cu13,course]" && cudamm-bench')):
         i = lines.index(marker)
         assert lines[i + 1] == "```" and lines[i + 2] == command
 
