@@ -9,7 +9,7 @@ __all__ = ['CACHE_FORMAT', 'search_space', 'event_timer', 'Trial', 'TuneResult',
            'best_config', 'cached_entry', 'clear_cache', 'autotune']
 
 # %% ../nbs/08_autotune.ipynb #d5bbe05b
-import contextlib, dataclasses, datetime, functools, hashlib, inspect, itertools, json, math, os, re, tempfile, threading, time, warnings
+import contextlib, dataclasses, datetime, functools, hashlib, inspect, itertools, json, math, re, time, warnings
 from collections.abc import Callable
 from pathlib import Path
 
@@ -19,6 +19,7 @@ from tqdm import tqdm
 from .utils import simulating, cuda, gpu_inputs, reference, rel_error, cuda_event_times, tflops, environment
 from .kernels import Config, KernelSpec, get_kernel
 from .kernels.core import Status, autotune
+from .cache import cache_dir, locked, write_atomic
 
 _all_ = ["autotune"]   # re-exported: `from cudamm.autotune import autotune` declares a space
 
@@ -136,8 +137,8 @@ def tune(kernel, m: int, n: int, k: int, space=None, *, timer: Callable | None =
 CACHE_FORMAT = 1
 
 def cache_path() -> Path:
-    "The autotune cache file: `$CUDAMM_CACHE_DIR/autotune.json`, by default `~/.cache/cudamm/autotune.json`."
-    return Path(os.environ.get("CUDAMM_CACHE_DIR") or "~/.cache/cudamm").expanduser() / "autotune.json"
+    "The autotune cache file: `autotune.json` in cudamm's cache folder (`cudamm.cache.cache_dir()`)."
+    return cache_dir() / "autotune.json"
 
 @functools.lru_cache(maxsize=None)
 def _fingerprint(factory) -> str:
@@ -158,7 +159,6 @@ def cache_key(kernel, m: int, n: int, k: int, env: dict | None = None) -> str:
 
 # %% ../nbs/08_autotune.ipynb #c0c509ab
 _memo: dict = {}                 # (cache file, key) -> Config: what this process already knows
-_thread_lock = threading.Lock()  # flock excludes other processes; this excludes this process's threads
 
 def _read(path: Path) -> dict:
     "The entries of the cache file at `path`; {} (with a warning) when it is unreadable, corrupt or foreign."
@@ -176,36 +176,12 @@ def _read(path: Path) -> dict:
                       "(shapes are searched again and the file is replaced at the next write)"); return {}
     return data["entries"]
 
-@contextlib.contextmanager
-def _locked(path: Path):
-    "Exclusive access to the cache file among threads and processes (processes only where `fcntl` exists)."
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try: import fcntl
-    except ImportError: fcntl = None
-    with _thread_lock, open(path.with_name(path.name + ".lock"), "a") as lock:
-        if fcntl: fcntl.flock(lock, fcntl.LOCK_EX)
-        try: yield
-        finally:
-            if fcntl: fcntl.flock(lock, fcntl.LOCK_UN)
-
-def _write_atomic(path: Path, data: dict):
-    "Write `data` as JSON to a temporary file beside `path`, flush it to disk, then rename it over `path`."
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w") as f:
-            json.dump(data, f, indent=1, sort_keys=True)
-            f.flush(); os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError): os.unlink(tmp)
-        raise
-
 def _store(path: Path, key: str, entry: dict):
     "Add one entry to the cache file: re-read, merge, write atomically, under the lock."
-    with _locked(path):
+    with locked(path):
         entries = _read(path)
         entries[key] = entry
-        _write_atomic(path, dict(format=CACHE_FORMAT, entries=entries))
+        write_atomic(path, dict(format=CACHE_FORMAT, entries=entries))
 
 def _plain(cfg) -> dict: return {k: (v.item() if isinstance(v, np.generic) else v) for k, v in cfg.items()}
 
@@ -260,7 +236,7 @@ def cached_entry(kernel, m: int, n: int, k: int) -> dict | None:
 def clear_cache():
     "Delete the autotune cache file and forget what this process knows. Returns the file's path."
     path = cache_path()
-    with _locked(path):
+    with locked(path):
         with contextlib.suppress(FileNotFoundError): path.unlink()
     for key in [key for key in _memo if key[0] == str(path)]: del _memo[key]
     return path

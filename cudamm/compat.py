@@ -6,8 +6,8 @@ Docs: https://cudamm.github.io/cudamm/compat.html.md"""
 
 # %% auto #0
 __all__ = ['TESTED', 'numba_cuda_version', 'require_tested', 'gpu_available', 'use_simulator', 'simulator_enabled',
-           'repair_simulator', 'driver_function', 'array_params', 'allow_dynamic_shared', 'free_pending_deallocations',
-           'torch_current_stream', 'fast_inlining']
+           'repair_simulator', 'driver_function', 'array_params', 'compiled_image', 'load_image', 'toolchain',
+           'allow_dynamic_shared', 'free_pending_deallocations', 'torch_current_stream', 'fast_inlining']
 
 # %% ../nbs/92_compat.ipynb #7a83cfa5
 import contextlib, copy, os, sys, threading, warnings
@@ -104,6 +104,35 @@ def array_params(ptr: int, rows: int, cols: int, itemsize: int = 4) -> tuple:
     "A C-contiguous rows×cols device array as numba passes it to a kernel: meminfo, parent, size, itemsize, data, shape, strides."
     require_tested("array parameter layout")
     return (0, 0, rows * cols, itemsize, ptr, rows, cols, cols * itemsize, itemsize)
+
+# %% ../nbs/92_compat.ipynb #dce04d04
+def compiled_image(dispatcher, signature: str) -> tuple[bytes, str] | None:
+    """The linked machine code (cubin) of the `signature` overload, compiled for the current GPU, and its kernel's
+    name; None where the code cannot serve another process (captured Python objects, set-up calls at load time)."""
+    require_tested("compiled kernel image")
+    lib = dispatcher.compile(signature)._codelibrary
+    if lib._setup_functions or lib._teardown_functions or lib.referenced_objects: return None
+    return bytes(lib.get_cubin()), lib._entry_name
+
+def load_image(image: bytes, entry: str):
+    "Kernel `entry` of the cubin `image`, loaded into the current context: a driver function as `driver_function` gives."
+    require_tested("loading a kernel image")
+    from numba import cuda
+    return cuda.current_context().create_module_image(image).get_function(entry)
+
+def toolchain() -> dict:
+    "The versions of what turns a kernel into machine code: numba, llvmlite, numba-cuda, NVVM, the linker, the driver."
+    require_tested("toolchain versions")
+    from importlib import metadata
+    from numba.cuda.cudadrv import driver, nvvm
+    found = {}
+    for dist in ("numba", "llvmlite", "numba-cuda", "cuda-bindings", "cuda-core", "nvidia-nvjitlink",
+                 "nvidia-nvjitlink-cu12", "nvidia-nvvm", "nvidia-cuda-nvcc-cu12"):
+        try: found[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError: pass
+    try: found["driver"] = driver.driver.get_version()
+    except Exception: found["driver"] = None            # no driver here: nothing will load either
+    return dict(found, nvvm=list(nvvm.NVVM().get_version()))
 
 # %% ../nbs/92_compat.ipynb #76cae80a
 def allow_dynamic_shared(function, nbytes: int):

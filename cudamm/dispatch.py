@@ -22,7 +22,7 @@ from .utils import cdiv, simulating, cuda, gpu_inputs, cuda_event_times, environ
 from .kernels import REGISTRY, Config, KernelSpec, get_kernel
 from .kernels.core import operands, rows_aligned
 from .kernels.shapes import TILES, tile_config, padded
-from .autotune import _locked, _write_atomic
+from .cache import cache_dir, locked, write_atomic
 
 # %% ../nbs/15a_dispatch.ipynb #9844413e
 FP32_LANES = {7: 64, 8: 64, 9: 128, 10: 128, 12: 128}   # FP32 FMA units per SM by major compute capability …
@@ -173,8 +173,8 @@ SHIPPED = Path(str(importlib.resources.files("cudamm"))) / "tables"   # package 
 def gpu_slug(name: str) -> str: return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
 
 def user_table_path(gpu: str) -> Path:
-    "Where `cudamm-tune` writes this GPU's table: `$CUDAMM_CACHE_DIR/tables/`, by default `~/.cache/cudamm/tables/`."
-    return Path(os.environ.get("CUDAMM_CACHE_DIR") or "~/.cache/cudamm").expanduser() / "tables" / f"{gpu_slug(gpu)}.json"
+    "Where `cudamm-tune` writes this GPU's table: `tables/` in cudamm's cache folder (`cudamm.cache.cache_dir()`)."
+    return cache_dir() / "tables" / f"{gpu_slug(gpu)}.json"
 
 def shipped_table_path(gpu: str) -> Path: return SHIPPED / f"{gpu_slug(gpu)}.json"
 
@@ -269,7 +269,7 @@ def measure_shape(m: int, n: int, k: int, top: int = 8, reps: int = 20, cublas: 
     "Verify, then time (CUDA events, L2 flushed, median) the shortlist at m×n×k; one row per candidate, fastest first."
     from cudamm.utils import cublas_fp32
     from cudamm import compat
-    turn = (lambda: _locked(Path(gpu_turn))) if gpu_turn else contextlib.nullcontext
+    turn = (lambda: locked(Path(gpu_turn))) if gpu_turn else contextlib.nullcontext
     dev = current_device()
     with turn():
         a, b, c = gpu_inputs(m, n, k, seed=0)
@@ -375,9 +375,9 @@ def tune(shapes=SUITE_SIZES, out=None, log=None, top: int = 8, budget: float | N
     for item in measured:
         if entry := _entry(item["shape"], item["rows"]): entries[entry["bucket"]] = entry
     path.parent.mkdir(parents=True, exist_ok=True)
-    with _locked(path):
+    with locked(path):
         old = read_table(path)
-        _write_atomic(path, dict(format=TABLE_FORMAT, gpu=dev.name, environment=env,
+        write_atomic(path, dict(format=TABLE_FORMAT, gpu=dev.name, environment=env,
                                  entries=sorted({**old, **entries}.values(), key=lambda e: e["shape"])))
     if log: Path(log).write_text(json.dumps(dict(environment=env, device=dataclasses.asdict(dev), shapes=measured),
                                             indent=1, default=str) + "\n")

@@ -218,8 +218,9 @@ def test_a_failed_write_leaves_the_old_file_and_no_temporary_file(cache_dir, mon
     path = cache_path()
     at._store(path, "a", {"config": {"B": 2}})
     before = path.read_text()
-    def broken_dump(*args, **kw): raise OSError("disk full")
-    monkeypatch.setattr(at.json, "dump", broken_dump)
+    def disk_full(*args, **kw): raise OSError("disk full")
+    import cudamm.cache
+    monkeypatch.setattr(cudamm.cache.os, "fsync", disk_full)           # the temporary file cannot be flushed
     with pytest.raises(OSError): at._store(path, "b", {"config": {"B": 4}})
     assert path.read_text() == before and not list(cache_dir.glob("*.tmp"))
     with pytest.warns(UserWarning, match="could not write"):      # tuning still answers, from memory

@@ -9,7 +9,8 @@ import pytest
 ROOT = Path(__file__).parents[1]
 NBS = ROOT / "nbs"
 NOTEBOOKS = sorted(NBS.glob("*.ipynb"))
-CHAPTER_RE = re.compile(r"^(00_quickstart|(0[1-9]|1[0-5])[a-z]?_\w+)\.ipynb$")   # 05a_intrinsics is a chapter too
+CHAPTER_RE = re.compile(r"^(00_quickstart|(0[1-9]|[1-8]\d)[a-z]?_\w+)\.ipynb$")   # 05a_intrinsics is a chapter too
+APPENDIX_RE = re.compile(r"^9\d[a-z]?_\w+\.ipynb$")                                 # 90 and up: the machinery
 CHAPTERS = [p for p in NOTEBOOKS if CHAPTER_RE.match(p.name)]
 BADGE = ("[![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)]"
          "(https://colab.research.google.com/github/cudamm/cudamm/blob/main/nbs/{name})")
@@ -102,15 +103,16 @@ def test_chapter_has_a_picture(path):
 
 
 # (e) course order -----------------------------------------------------------------------------------------------
-APPENDICES = [("90_utils",), ("91_core",), ("91a_kernels",), ("92_compat",), ("93_figures",)]
+APPENDICES = [p.stem for p in NOTEBOOKS if APPENDIX_RE.match(p.name)]
 
 
 def test_course_order():
-    "The quickstart is the first notebook after the front page; the appendices come last, in order."
+    "Every notebook is the front page, a chapter or an appendix; the quickstart comes first, the appendices last."
     names = [p.stem for p in NOTEBOOKS if p.stem != "index"]
-    appendices = [a for (a,) in APPENDICES]
+    strays = [p.name for p in NOTEBOOKS if p.stem != "index" and not (CHAPTER_RE.match(p.name) or APPENDIX_RE.match(p.name))]
+    assert not strays, f"{strays}: name a notebook NN_name (a chapter, 00–89) or 9N_name (an appendix)"
     assert names[0] == "00_quickstart", f"the quickstart must be the first notebook after index, not {names[0]}"
-    assert names[-len(appendices):] == appendices, f"the appendices must come last, in this order: {appendices}"
+    assert len(APPENDICES) >= 5 and names[-len(APPENDICES):] == APPENDICES, "the appendices must come last"
 
 
 # (f) stored outputs carry no noise --------------------------------------------------------------------------------

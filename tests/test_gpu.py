@@ -169,3 +169,45 @@ def test_launch_on_a_given_stream_of_every_kind():
         spec.launch(a, b, c, stream=stream)
         torch.cuda.synchronize()
         assert_matmul_correct(a.cpu().numpy(), b.cpu().numpy(), c.cpu().numpy())
+
+
+# --- compiled kernels kept on disk, and matmul's refusal of tensors that need a gradient ----------------------------
+
+FIRST_CALL = """
+import sys, torch
+from cudamm import compat
+if sys.argv[1] == "must-read":                              # a compile here would mean the cache was not used
+    compat.compiled_image = lambda *a: (_ for _ in ()).throw(AssertionError("compiled instead of read"))
+from cudamm import matmul
+for m, n, k in ((300, 200, 100), (1, 4096, 4096), (2047, 2049, 2051)):   # three kernels: tiled, few rows, split-k PAD
+    a, b = torch.randn(m, k, device="cuda"), torch.randn(k, n, device="cuda")
+    c = matmul(a, b)
+    ref = a.double() @ b.double()
+    assert float(torch.linalg.norm(c.double() - ref) / torch.linalg.norm(ref)) < 1e-5
+print("ok")
+"""
+
+def test_second_process_reads_compiled_kernels_from_disk(tmp_path):
+    import subprocess, sys
+    env = {**os.environ, "CUDAMM_CACHE_DIR": str(tmp_path)}
+    run = lambda mode: subprocess.run([sys.executable, "-c", FIRST_CALL, mode], capture_output=True, text=True, env=env)
+    first = run("may-compile")
+    assert first.returncode == 0, first.stderr[-3000:]
+    entries = list((tmp_path / "kernels").rglob("*.cubin"))
+    assert len(entries) >= 3, entries                        # each kernel of the three shapes (and split-k's sum)
+    second = run("must-read")
+    assert second.returncode == 0 and second.stdout.strip() == "ok", second.stderr[-3000:]
+    for e in entries: e.write_bytes(e.read_bytes()[:100])    # damaged entries: compiled again, and right
+    third = run("may-compile")
+    assert third.returncode == 0, third.stderr[-3000:]
+
+
+def test_matmul_refuses_tensors_that_need_a_gradient_on_the_gpu():
+    torch = pytest.importorskip("torch")
+    from cudamm import matmul
+    a, b = torch.randn(64, 32, device="cuda", requires_grad=True), torch.randn(32, 48, device="cuda")
+    with pytest.raises(RuntimeError, match="a requires grad"): matmul(a, b)                       # the fast path
+    with pytest.raises(RuntimeError, match="a requires grad"): matmul(a, b, out=torch.empty(64, 48, device="cuda"))
+    with pytest.raises(RuntimeError, match="b requires grad"): matmul(b.T.detach(), a.T)         # a copied view
+    with torch.no_grad():
+        torch.testing.assert_close(matmul(a, b), a @ b, rtol=1e-4, atol=1e-4)

@@ -17,6 +17,7 @@ from fastcore.basics import patch
 import numpy as np
 from ..utils import cdiv, simulating, cuda
 from .. import compat
+from ..cache import driver_function
 
 # %% ../../nbs/91_core.ipynb #dc09f583
 class Config(dict):
@@ -224,7 +225,7 @@ def driver_launch(dispatcher, signature: str, geo: Geometry, shapes, device=None
     C-contiguous float32 arrays of `shapes` ((rows, columns) each) at the data addresses given. Every launch goes here."""
     from cuda.core import LaunchConfig, launch
     with cuda.gpus[device] if device is not None else _nothing():
-        fn = compat.driver_function(dispatcher, signature)
+        fn = driver_function(dispatcher, signature)        # from memory, the disk cache, or numba's compiler
         if geo.opt_in: compat.allow_dynamic_shared(fn, geo.shared)
     conf, kernel = LaunchConfig(grid=geo.grid, block=geo.block, shmem_size=geo.shared), fn.kernel
     parts = [_split(compat.array_params(0, rows, cols)) for rows, cols in shapes]
