@@ -145,6 +145,7 @@ def _read_entry(path: Path, key: dict) -> tuple[bytes, str] | None:
 
 def cached_image(key: dict, build: Callable[[], tuple[bytes, str] | None]) -> tuple[bytes, str] | None:
     "Machine code and entry name for `key`: from the disk cache if an intact entry is there, else `build()`, stored."
+    key = json.loads(json.dumps(key, sort_keys=True))     # as it reads back from disk: tuples become lists
     path = _entry_path(key)
     found = _read_entry(path, key)
     if found is not None: return found

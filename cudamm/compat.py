@@ -112,13 +112,15 @@ def compiled_image(dispatcher, signature: str) -> tuple[bytes, str] | None:
     require_tested("compiled kernel image")
     lib = dispatcher.compile(signature)._codelibrary
     if lib._setup_functions or lib._teardown_functions or lib.referenced_objects: return None
-    return bytes(lib.get_cubin()), lib._entry_name
+    cubin = lib.get_cubin()                          # a cuda.core ObjectCode (its bytes in .code)
+    return bytes(getattr(cubin, "code", cubin)), lib._entry_name
 
 def load_image(image: bytes, entry: str):
     "Kernel `entry` of the cubin `image`, loaded into the current context: a driver function as `driver_function` gives."
     require_tested("loading a kernel image")
+    from cuda.core import ObjectCode
     from numba import cuda
-    return cuda.current_context().create_module_image(image).get_function(entry)
+    return cuda.current_context().create_module_image(ObjectCode.from_cubin(image)).get_function(entry)
 
 def toolchain() -> dict:
     "The versions of what turns a kernel into machine code: numba, llvmlite, numba-cuda, NVVM, the linker, the driver."
