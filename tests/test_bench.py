@@ -172,3 +172,20 @@ def test_sweep_skips_slow_kernels_and_writes(fake_gpu, tmp_path, capsys):
     assert doc["settings"]["sizes"] == ["8x8x8", "4x5x6"] and doc["environment"]["sm_clock_max_mhz"] == 1
     assert {p.name for p in tmp_path.iterdir()} == {"results.csv", "results.json", "tflops_vs_size.png",
                                                     "pct_cublas_8.png"}
+
+
+@pytest.mark.skipif(not simulating(), reason="fakes the GPU path on the simulator")
+def test_command_writes_a_new_folder_unless_asked(fake_gpu, tmp_path, monkeypatch, capsys):
+    "By default a run writes cudamm-results/<gpu>-<date>-<time>/; --update-results needs the committed folder there."
+    monkeypatch.chdir(tmp_path)
+    argv = ["--sizes", "8", "--kernels", "naive", "--peers", "cublas", "--no-progress"]
+    assert main(argv) == 0
+    (run,) = (tmp_path / "cudamm-results").iterdir()
+    assert run.name.startswith("made_up_gpu-") and (run / "results.json").exists()
+    assert f"wrote {run.relative_to(tmp_path)}/" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as e: main([*argv, "--update-results"])    # no benchmarks/results/ here
+    assert e.value.code == 2 and "from the root of a clone" in capsys.readouterr().err
+    assert not (tmp_path / "benchmarks").exists()
+    (tmp_path / "benchmarks" / "results").mkdir(parents=True)                   # a clone's root: now it may
+    assert main([*argv, "--update-results"]) == 0 and (tmp_path / "benchmarks/results/results.json").exists()
+    assert len(list((tmp_path / "cudamm-results").iterdir())) == 1
