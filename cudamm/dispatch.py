@@ -387,8 +387,10 @@ def tune(shapes=SUITE_SIZES, out=None, log=None, top: int = 8, budget: float | N
 # %% ../nbs/15a_dispatch.ipynb #2c72f849
 def main(argv=None) -> int:
     "`cudamm-tune`: measure this GPU over a list of shapes and write the kernel table that `cudamm.matmul` prefers."
+    from cudamm import __version__
     from cudamm.bench import parse_size
     p = argparse.ArgumentParser(prog="cudamm-tune", description=main.__doc__.replace("`", ""))
+    p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     p.add_argument("--shapes", nargs="+", default=None, metavar="SHAPE",
                    help="MxNxK (or M for a square) each; default: the users' suite (cudamm.dispatch.SUITE)")
     p.add_argument("--budget", type=float, default=None, help="seconds to spend at most (the shapes left are skipped)")
@@ -404,6 +406,10 @@ def main(argv=None) -> int:
     except ValueError as e: p.error(str(e))
     if simulating():
         print("cudamm-tune needs a CUDA GPU: numba's simulator is on, and its times mean nothing.", file=sys.stderr)
+        return 2
+    if not cuda.is_available():
+        print("cudamm-tune needs a CUDA GPU, and numba finds none (no driver or no device): run it on the machine "
+              "whose table you want.", file=sys.stderr)
         return 2
     path = tune(shapes, args.out, args.log, args.top, args.budget, args.reps, not args.no_progress, args.jobs)
     print(f"wrote {path}")

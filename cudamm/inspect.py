@@ -7,16 +7,17 @@ Docs: https://cudamm.github.io/cudamm/inspect.html.md"""
 # %% auto #0
 __all__ = ['SASS_GROUPS', 'SM_LIMITS', 'ptx_counts', 'ptxas_info', 'sass_lines', 'hottest_loop', 'sass_histogram', 'occupancy',
            'Report', 'resolve', 'inspect_many', 'inspect', 'lint', 'reports_table', 'mangled_name_piece',
-           'parse_ncu_csv', 'ncu_metrics', 'main']
+           'parse_ncu_csv', 'ncu_metrics', 'parse_cc', 'main']
 
 # %% ../nbs/11_inspect.ipynb #727a8281
-import contextlib, dataclasses, json, os, queue, re, shutil, subprocess, sys, tempfile, threading, traceback
+import contextlib, dataclasses, json, os, queue, re, shutil, subprocess, sys, tempfile, threading, time, traceback
 from collections import Counter
 from pathlib import Path
 
 from .utils import simulating
 from . import compat
-from .kernels import REGISTRY, get_kernel
+from . import __version__
+from .kernels import REGISTRY, KernelSpec, get_kernel
 from .kernels.core import SIGNATURE        # kept here too: the front page imports it from cudamm.inspect
 
 # %% ../nbs/11_inspect.ipynb #b2ca01ad
@@ -193,12 +194,12 @@ def _worker():
         except Exception: out = {"error": traceback.format_exc()}
         print(json.dumps(out), flush=True)
 
-def _inspect_in_subprocess(jobs, cc, keep_ptx):
+def _inspect_in_subprocess(jobs, cc, keep_ptx, on_done=None):
     """Run the reports in fresh interpreters with the simulator off (the simulator has no `compile_ptx`), one per core,
     each taking the next job when it is done with one: later chapters' kernels are the slow ones, so they go first."""
     todo = queue.SimpleQueue()
     for i in reversed(range(len(jobs))): todo.put(i)
-    reports, errors = [None] * len(jobs), []
+    reports, errors, lock = [None] * len(jobs), [], threading.Lock()
     def serve():
         with tempfile.TemporaryFile("w+") as err:
             proc = subprocess.Popen([sys.executable, "-m", "cudamm.inspect", "--worker"], stdin=subprocess.PIPE,
@@ -213,6 +214,8 @@ def _inspect_in_subprocess(jobs, cc, keep_ptx):
                     if d is None: raise RuntimeError("inspect subprocess died")
                     if "error" in d: raise RuntimeError(f"inspect of {jobs[i][0]} failed:\n{d['error'][-3000:]}")
                     reports[i] = Report(**{**d, "cc": tuple(d["cc"])})
+                    if on_done:
+                        with lock: on_done(reports[i])          # one thread at a time
             except Exception as e:
                 err.seek(0); errors.append(f"{e}\n{err.read()[-3000:]}")
             finally:
@@ -224,13 +227,18 @@ def _inspect_in_subprocess(jobs, cc, keep_ptx):
     if errors: raise RuntimeError(errors[0])
     return reports
 
-def inspect_many(jobs, cc=(9, 0), keep_ptx=False) -> list[Report]:
-    "Reports for `(kernel, config)` pairs (kernel: a registered name or `\"module:attribute\"`); in subprocesses under the simulator."
+def inspect_many(jobs, cc=(9, 0), keep_ptx=False, on_done=None) -> list[Report]:
+    """Reports for `(kernel, config)` pairs (kernel: a registered name or `"module:attribute"`); in subprocesses under
+    the simulator. `on_done(report)` is called as each report is ready (the command's progress)."""
     if simulating():
         for n, _ in jobs:
             if not isinstance(n, str): raise TypeError("under the simulator, name kernels by registry name or \"module:attribute\"")
-        return _inspect_in_subprocess(jobs, cc, keep_ptx)
-    return [_inspect_here(n, c, cc, keep_ptx) for n, c in jobs]
+        return _inspect_in_subprocess(jobs, cc, keep_ptx, on_done)
+    reports = []
+    for n, c in jobs:
+        reports.append(_inspect_here(n, c, cc, keep_ptx))
+        if on_done: on_done(reports[-1])
+    return reports
 
 def inspect(kernel, config=None, cc=(9, 0)) -> Report:
     "The machine-code report of one kernel configuration (PTX text in `.ptx`): a registered name or `\"module:attribute\"`."
@@ -323,18 +331,41 @@ def ncu_metrics(kernel, metrics, m: int, n: int, k: int, config=None, ncu: str |
     return {x: launches[0][x] for x in metrics}
 
 # %% ../nbs/11_inspect.ipynb #1a98fa93
+def parse_cc(text: str) -> tuple[int, int]:
+    "A compute capability: `9.0`, `90` or `sm_90` → (9, 0); `12.0` or `120` → (12, 0)."
+    t = text.strip().lower().removeprefix("sm_")
+    if m := re.fullmatch(r"(\d{1,2})\.(\d)", t): return int(m[1]), int(m[2])
+    if re.fullmatch(r"\d{2,3}", t): return int(t[:-1]), int(t[-1])
+    raise ValueError(f"compute capability {text!r}: give major.minor (9.0, 8.6) or the digits of sm_XY (90, 86)")
+
+def _check_kernel(name: str) -> str | None:
+    "Why `name` names no kernel (a registered name or \"module:attribute\" of a `KernelSpec`), or None."
+    try: spec = resolve(name)
+    except KeyError: return f"no kernel {name!r}; registered: {', '.join(REGISTRY)} (or give module:attribute)"
+    except (ImportError, AttributeError) as e: return f"{name}: {type(e).__name__}: {e}"
+    if not isinstance(spec, KernelSpec): return f"{name} is a {type(spec).__name__}, not a KernelSpec"
+
 def main(argv=None):
     "Command line: `cudamm-inspect [kernel ...] [--json] [--cc 9.0]`."
     import argparse
     p = argparse.ArgumentParser(prog="cudamm-inspect", description="Machine-code report of cudamm's kernels (no GPU needed).")
+    p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     p.add_argument("kernels", nargs="*", help="registered kernel names or module:attribute references (default: all)")
-    p.add_argument("--cc", default="9.0", help="compute capability to compile for (default 9.0, the H100)")
+    p.add_argument("--cc", default="9.0", help="compute capability to compile for: 9.0 or 90 (default 9.0, the H100)")
     p.add_argument("--json", action="store_true", help="print the reports as JSON")
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.worker: return _worker()
-    cc = tuple(int(x) for x in args.cc.split("."))
-    reports = inspect_many([(n, None) for n in (args.kernels or REGISTRY)], cc)
+    try: cc = parse_cc(args.cc)
+    except ValueError as e: p.error(f"--cc: {e}")
+    names = args.kernels or list(REGISTRY)
+    if problems := [why for n in names if (why := _check_kernel(n))]: p.error("; ".join(problems))
+    start, done = time.perf_counter(), []
+    def progress(report):                   # on stderr, so that stdout (a report, or JSON) stays as it was
+        done.append(report.kernel)
+        print(f"cudamm-inspect: {len(done)}/{len(names)} {report.kernel} ({time.perf_counter() - start:.0f} s)",
+              file=sys.stderr, flush=True)
+    reports = inspect_many([(n, None) for n in names], cc, on_done=progress if len(names) > 1 else None)
     if args.json:
         print(json.dumps([r.to_json() for r in reports])); return 0
     bad = 0

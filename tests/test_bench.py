@@ -108,9 +108,9 @@ def test_command_line_errors(capsys):
 @pytest.mark.skipif(not simulating(), reason="the simulator path of main (on a GPU, main runs the sweep)")
 def test_main_in_simulator_checks_every_kernel(capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    assert main(["--sizes", "4096"]) == 0
+    assert main([]) == 0
     out = capsys.readouterr().out
-    assert "No CUDA GPU here" in out and "33×47×29" in out
+    assert "Nothing can be timed without a GPU" in out and "33×47×29" in out
     rows = {line.split()[0]: line for line in out.splitlines()[3:] if line.strip()}
     assert set(rows) == set(REGISTRY) and all(line.endswith("  ok") for line in rows.values())
     assert not list(tmp_path.iterdir())                          # nothing timed, nothing written
@@ -172,3 +172,20 @@ def test_sweep_skips_slow_kernels_and_writes(fake_gpu, tmp_path, capsys):
     assert doc["settings"]["sizes"] == ["8x8x8", "4x5x6"] and doc["environment"]["sm_clock_max_mhz"] == 1
     assert {p.name for p in tmp_path.iterdir()} == {"results.csv", "results.json", "tflops_vs_size.png",
                                                     "pct_cublas_8.png"}
+
+
+@pytest.mark.skipif(not simulating(), reason="fakes the GPU path on the simulator")
+def test_command_writes_a_new_folder_unless_asked(fake_gpu, tmp_path, monkeypatch, capsys):
+    "By default a run writes cudamm-results/<gpu>-<date>-<time>/; --update-results needs the committed folder there."
+    monkeypatch.chdir(tmp_path)
+    argv = ["--sizes", "8", "--kernels", "naive", "--peers", "cublas", "--no-progress"]
+    assert main(argv) == 0
+    (run,) = (tmp_path / "cudamm-results").iterdir()
+    assert run.name.startswith("made_up_gpu-") and (run / "results.json").exists()
+    assert f"wrote {run.relative_to(tmp_path)}/" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as e: main([*argv, "--update-results"])    # no benchmarks/results/ here
+    assert e.value.code == 2 and "from the root of a clone" in capsys.readouterr().err
+    assert not (tmp_path / "benchmarks").exists()
+    (tmp_path / "benchmarks" / "results").mkdir(parents=True)                   # a clone's root: now it may
+    assert main([*argv, "--update-results"]) == 0 and (tmp_path / "benchmarks/results/results.json").exists()
+    assert len(list((tmp_path / "cudamm-results").iterdir())) == 1

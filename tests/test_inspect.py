@@ -3,7 +3,8 @@ import subprocess, sys
 
 import pytest
 
-from cudamm.inspect import inspect_many, lint, occupancy
+from cudamm.inspect import inspect_many, lint, occupancy, parse_cc
+from cudamm.kernels import REGISTRY
 
 
 @pytest.fixture(scope="module")
@@ -37,3 +38,13 @@ def test_command_line_reports_every_kernel_cleanly():
     out = subprocess.run([sys.executable, "-m", "cudamm.inspect"], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
     assert "registers" in out.stdout and " ! " not in out.stdout     # lint is clean for every registered kernel
+    done = [line for line in out.stderr.splitlines() if line.startswith("cudamm-inspect: ")]
+    assert len(done) == len(REGISTRY) and done[-1].startswith(f"cudamm-inspect: {len(REGISTRY)}/{len(REGISTRY)} ")
+    assert "cudamm-inspect:" not in out.stdout                       # progress on stderr only
+
+
+def test_compute_capability_forms():
+    assert parse_cc("9.0") == parse_cc("90") == parse_cc("sm_90") == (9, 0)
+    assert parse_cc("12.0") == parse_cc("120") == (12, 0) and parse_cc("8.6") == (8, 6)
+    for bad in ("9", "nine", "9.0.1", "sm_9", ""):
+        with pytest.raises(ValueError, match="major.minor"): parse_cc(bad)
