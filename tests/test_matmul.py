@@ -95,3 +95,25 @@ def test_torch_cpu_tensors_come_back_as_tensors():
     a, b = torch.randn(6, 5), torch.randn(5, 7)
     c = matmul(a, b)
     assert isinstance(c, torch.Tensor) and rel_error(c.numpy(), a.double().numpy() @ b.double().numpy()) < 1e-6
+
+
+def test_tensors_that_need_a_gradient_are_refused_on_the_host_path():
+    "No silent gradient loss: while autograd records, a tensor that requires grad is an error naming the way out."
+    torch = pytest.importorskip("torch")
+    a, b = torch.randn(5, 4), torch.randn(4, 3)
+    for args, who in (((a.requires_grad_(), b), "a"), ((a.detach(), b.requires_grad_()), "b")):
+        with pytest.raises(RuntimeError, match=f"{who} requires grad.*torch.no_grad"): matmul(*args)
+    with pytest.raises(RuntimeError, match="out requires grad"):
+        matmul(a.detach(), b.detach(), out=torch.empty(5, 3, requires_grad=True))
+    with torch.no_grad():                                     # no graph is recorded: computed as usual
+        c = matmul(a, b)
+    assert c.grad_fn is None and torch.allclose(c, a.detach() @ b.detach(), rtol=1e-5, atol=1e-5)
+
+
+def test_host_operands_of_two_kinds_mix():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((6, 4), dtype=np.float32), rng.standard_normal((4, 3), dtype=np.float32)
+    assert isinstance(matmul(torch.from_numpy(a), b), torch.Tensor)          # the result is the first operand's kind
+    assert isinstance(matmul(a, torch.from_numpy(b)), np.ndarray)
+    assert np.allclose(matmul(torch.from_numpy(a), b).numpy(), a @ b, rtol=1e-5, atol=1e-5)
