@@ -24,8 +24,8 @@ from .kernels.core import operands, rows_aligned
 from .kernels.shapes import TILES, tile_config, padded
 from .cache import cache_dir, locked, write_atomic
 from .dispatch_model import (     # the model (appendix 98): importable from here, as before it moved there
-    Device, FP32_LANES, FP32_LANES_MINOR, KNOWN_GPUS, LAUNCH_US, STREAM_EFFICIENCY, TILE_EFFICIENCY, UNALIGNED_EFFICIENCY,
-    predict_ms, _blocks_per_sm, _registers, _stream_time)
+    Device, FP32_LANES, FP32_LANES_MINOR, KNOWN_GPUS, LAUNCH_US, STREAM_EFFICIENCY, TILE_EFFICIENCY,
+    UNALIGNED_EFFICIENCY, predict_ms, _blocks_per_sm, _registers, _stream_time)
 _all_ = ["Device", "FP32_LANES", "FP32_LANES_MINOR", "KNOWN_GPUS", "LAUNCH_US", "STREAM_EFFICIENCY", "TILE_EFFICIENCY",
          "UNALIGNED_EFFICIENCY", "predict_ms"]
 

@@ -1,4 +1,4 @@
-"""What `cudamm.dispatch` knows of a GPU, the constants it was calibrated with on the H100, and the time it predicts for one kernel configuration at one shape: how `matmul` chooses where no table has a measurement.
+"""What `cudamm.dispatch`'s model knows of a GPU, its constants set on the H100, and the time it predicts for a kernel configuration.
 
 Docs: https://cudamm.github.io/cudamm/dispatch_model.html.md"""
 
@@ -8,7 +8,7 @@ Docs: https://cudamm.github.io/cudamm/dispatch_model.html.md"""
 __all__ = ['FP32_LANES', 'FP32_LANES_MINOR', 'KNOWN_GPUS', 'TILE_EFFICIENCY', 'STREAM_EFFICIENCY', 'UNALIGNED_EFFICIENCY',
            'LAUNCH_US', 'Device', 'predict_ms']
 
-# %% ../nbs/98_dispatch_model.ipynb #78339122
+# %% ../nbs/98_dispatch_model.ipynb #b236d392
 import dataclasses, math
 
 from .utils import cdiv, cuda
@@ -16,7 +16,7 @@ from .kernels import get_kernel
 from .kernels.core import rows_aligned
 from .kernels.shapes import padded
 
-# %% ../nbs/98_dispatch_model.ipynb #9c25c590
+# %% ../nbs/98_dispatch_model.ipynb #1968453e
 FP32_LANES = {7: 64, 8: 64, 9: 128, 10: 128, 12: 128}   # FP32 FMA units per SM by major compute capability …
 FP32_LANES_MINOR = {(8, 6): 128, (8, 7): 128, (8, 9): 128}  # … where a minor version differs
 
@@ -49,7 +49,7 @@ class Device:
                    d.MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, d.MAX_REGISTERS_PER_MULTIPROCESSOR,
                    d.MAX_THREADS_PER_MULTIPROCESSOR, d.L2_CACHE_SIZE)
 
-# %% ../nbs/98_dispatch_model.ipynb #4ae465c6
+# %% ../nbs/98_dispatch_model.ipynb #bb794962
 KNOWN_GPUS = {
     "T4": Device("Tesla T4", (7, 5), 40, 1590, 64, 320, 64 * 1024, 65536, 1024, 4 << 20),
     "A100": Device("NVIDIA A100-SXM4-40GB", (8, 0), 108, 1410, 64, 1555, 164 * 1024, 65536, 2048, 40 << 20),
@@ -57,7 +57,7 @@ KNOWN_GPUS = {
     "H100": Device("NVIDIA H100 80GB HBM3", (9, 0), 132, 1980, 128, 3352, 228 * 1024, 65536, 2048, 50 << 20),
 }
 
-# %% ../nbs/98_dispatch_model.ipynb #47f1db7b
+# %% ../nbs/98_dispatch_model.ipynb #0354d917
 # Fraction of an SM's FP32 peak that a block tile reaches when the SM is busy. Calibrated on the H100 (this chapter's
 # measurements); on another GPU they are guesses of the same kind.
 TILE_EFFICIENCY = {(128, 128): 0.775, (64, 128): 0.735, (128, 64): 0.69, (64, 64): 0.50, (64, 32): 0.42, (32, 32): 0.36}
@@ -65,7 +65,7 @@ STREAM_EFFICIENCY = 0.85     # share of the DRAM bandwidth a streaming kernel re
 UNALIGNED_EFFICIENCY = 0.88  # the tiled kernels' general build (4-byte loads) against the fast one (chapter 15)
 LAUNCH_US = 2.5              # GPU time between two kernels of one call (`splitk`'s sum is a second kernel)
 
-# %% ../nbs/98_dispatch_model.ipynb #24ab64cc
+# %% ../nbs/98_dispatch_model.ipynb #4a7530f1
 def _blocks_per_sm(dev: Device, threads: int, regs: int, smem: int) -> int:
     "How many blocks of this kind fit on one SM at once: threads, registers and shared memory, whichever binds first."
     by_regs = dev.regs_per_sm // max(threads * regs, 1)
@@ -80,13 +80,13 @@ def _registers(name: str, cfg) -> int:
     if name == "fewrows": return 24 + 4 * cfg.MT + 5 * cfg.U + (cfg.MT * cfg.U if cfg.MT > 4 else 0)
     return 24 + cfg.RW * cfg.NC + 4 * cfg.RW + 4 * ((cfg.NC + 3) // 4) * 4
 
-# %% ../nbs/98_dispatch_model.ipynb #e19c163b
+# %% ../nbs/98_dispatch_model.ipynb #eaa19f16
 def _stream_time(dev: Device, nbytes: float, in_flight: float) -> float:
     "Seconds to move `nbytes` with `in_flight` bytes of loads outstanding (about 1 µs of bandwidth keeps DRAM busy)."
     bw = dev.bandwidth_gbs * 1e9 * STREAM_EFFICIENCY
     return nbytes / (bw * min(1.0, in_flight / (bw * 1e-6)))
 
-# %% ../nbs/98_dispatch_model.ipynb #5058ad74
+# %% ../nbs/98_dispatch_model.ipynb #bcefcdb4
 def predict_ms(name: str, cfg, m: int, n: int, k: int, dev: Device) -> float:
     "The model's time for one configuration of one kernel at m×n×k on `dev`, in ms (see the chapter for the terms)."
     spec = get_kernel(name)
