@@ -60,3 +60,16 @@ def test_parallel_tune_writes_every_shape(tmp_path):
     measured = json.loads(log.read_text())["shapes"]
     assert [tuple(x["shape"]) for x in measured] == shapes
     assert all(r["error"] <= 1e-5 for x in measured for r in x["rows"] if "ms" in r)
+
+
+def test_device_reads_this_gpu():
+    "`Device.current()`: what the model knows of the GPU in use; on a GPU of `KNOWN_GPUS`, what its data sheet says."
+    from cudamm.dispatch import Device, KNOWN_GPUS
+    dev = Device.current()
+    assert dev.sms > 0 and dev.clock_mhz > 0 and dev.bandwidth_gbs > 0 and dev.peak_tflops > 1
+    assert dev.smem_per_sm >= 48 * 1024 and dev.regs_per_sm >= 32768 and dev.threads_per_sm >= 1024
+    for known in KNOWN_GPUS.values():
+        if known.name == dev.name:
+            assert (dev.cc, dev.sms, dev.fp32_lanes, dev.smem_per_sm) == (known.cc, known.sms, known.fp32_lanes,
+                                                                         known.smem_per_sm)
+            assert abs(dev.bandwidth_gbs / known.bandwidth_gbs - 1) < 0.01

@@ -59,11 +59,35 @@ def test_model_pads_big_unaligned_products_only():
 
 
 def test_waves_decide_the_tile():
-    "1024³ has 64 tiles of 128×128: 1.6 waves on a T4's 40 SMs, half a wave on an H100's 132: a smaller tile there."
+    """1024³ has 64 tiles of 128×128. Two blocks of chapter 14's default fit on an SM: a T4's 40 SMs make 80 slots, 80 %
+    filled, an H100's 132 make 264, a quarter filled: a smaller tile or a split of k there."""
+    spec = get_kernel("pipelined")
+    cfg = spec.check()
+    for gpu, slots in (("T4", 80), ("H100", 264)):
+        dev = dispatch.KNOWN_GPUS[gpu]
+        per_sm = dispatch._blocks_per_sm(dev, 128, dispatch._registers("pipelined", cfg), spec.static_smem(cfg))
+        assert dev.sms * per_sm == slots, gpu
     t4, h100 = dispatch.model_choice(1024, 1024, 1024, dispatch.KNOWN_GPUS["T4"]), \
                dispatch.model_choice(1024, 1024, 1024, dispatch.KNOWN_GPUS["H100"])
     assert (t4.config.BM, t4.config.BN) == (128, 128)
     assert h100.config.BM * h100.config.BN < 128 * 128 or h100.config.get("SPLITK", 1) > 1
+
+
+def test_dispatch_exports_the_model():
+    "The model lives in `cudamm.dispatch_model` (appendix 98); every name of it is importable from `cudamm.dispatch`."
+    from cudamm import dispatch_model
+    for name in [*dispatch_model.__all__, "_blocks_per_sm", "_registers", "_stream_time"]:
+        assert getattr(dispatch, name) is getattr(dispatch_model, name), name
+    assert set(dispatch_model.__all__) <= set(dispatch.__all__)
+
+
+def test_the_model_imports_nothing_above_it():
+    "`cudamm.dispatch_model` sits below `dispatch` and `bench`: importing it loads neither (no import cycle)."
+    import subprocess, sys
+    code = ("import cudamm, sys; cudamm.use_simulator(); import cudamm.dispatch_model; "
+            "print(sorted(m for m in ('cudamm.dispatch', 'cudamm.bench', 'cudamm.matmul') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip().splitlines()[-1] == "[]", out
 
 
 @pytest.mark.parametrize("gpu", ["NVIDIA H100 80GB HBM3", "NVIDIA H200"])
