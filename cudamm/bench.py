@@ -27,8 +27,9 @@ from .bench_harness import (
     MATMUL, FIELDS, FRONT_SIZES, RESULTS, FRESH, GPU_ONLY, to_records, write_results, load_results, plot_results,
     results_markdown, suite_rows, suite_markdown, plot_suite, output_dir, copy_bandwidth,
     _pct, _gpu_only_options, _parser, _exit_now)
-_all_ = ["MATMUL", "FIELDS", "FRONT_SIZES", "RESULTS", "FRESH", "GPU_ONLY", "to_records", "write_results", "load_results",
-         "plot_results", "results_markdown", "suite_rows", "suite_markdown", "plot_suite", "output_dir", "copy_bandwidth"]
+_all_ = ["MATMUL", "FIELDS", "FRONT_SIZES", "RESULTS", "FRESH", "GPU_ONLY", "to_records", "write_results",
+         "load_results", "plot_results", "results_markdown", "suite_rows", "suite_markdown", "plot_suite", "output_dir",
+         "copy_bandwidth"]
 
 # %% ../nbs/13_bench.ipynb #ce512b42
 @dataclasses.dataclass

@@ -167,7 +167,8 @@ def _pct_figure(recs, env, at):
     from matplotlib.patches import Patch
     rows = [r for r in recs if (r["m"], r["n"], r["k"]) == at]
     families = [f for _, f in FAMILIES] + [OTHERS]
-    colour = lambda r: PEER_COLOURS.get(r["kernel"], "0.3") if r["peer"] else _colours()[families.index(_family(r["kernel"]))]
+    def colour(r):
+        return PEER_COLOURS.get(r["kernel"], "0.3") if r["peer"] else _colours()[families.index(_family(r["kernel"]))]
     fig = Figure(figsize=(8, 0.35 * len(rows) + 1.9), layout="constrained")
     ax = fig.subplots()
     vals = [r["pct_cublas"] if r["pct_cublas"] is not None else 0.0 for r in rows]
@@ -308,7 +309,7 @@ def plot_suite(src, out_dir) -> Path:
     ax.set_xlabel("% of cuBLAS fp32 (TF32 off), same run")
     ax.legend(loc="lower right", fontsize=8)
     ax.set_title("The users' suite: cudamm.matmul and Triton against cuBLAS, per shape (m×n×k)", fontsize=10)
-    fig.supxlabel(_caption(doc.get("environment", {})), x=0.01, ha="left", fontsize=6, color="0.35")   # below the xlabel
+    fig.supxlabel(_caption(doc.get("environment", {})), x=0.01, ha="left", fontsize=6, color="0.35")   # under the label
     path = Path(out_dir) / "pct_cublas_suite.png"
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=120)

@@ -61,11 +61,12 @@ def _no_gradient(xs):
 
 def _check_operand(x, nm, kind):
     "An operand must be a 2-D float32 matrix; never converted silently."
-    if x.ndim != 2: raise ValueError(f"{nm} has {x.ndim} dimensions (shape {tuple(x.shape)}); matmul takes 2-D matrices "
-                                     f"(for batches, loop over them or use torch.matmul)")
+    if x.ndim != 2:
+        raise ValueError(f"{nm} has {x.ndim} dimensions (shape {tuple(x.shape)}); matmul takes 2-D matrices "
+                         f"(for batches, loop over them or use torch.matmul)")
     if str(x.dtype).split(".")[-1] != "float32":
-        raise TypeError(f"{nm} has dtype {str(x.dtype).split('.')[-1]}; cudamm computes in float32 only and never converts "
-                        f"silently: convert first, e.g. {_CONVERT[kind].replace('a.', nm + '.')}")
+        raise TypeError(f"{nm} has dtype {str(x.dtype).split('.')[-1]}; cudamm computes in float32 only and never "
+                        f"converts silently: convert first, e.g. {_CONVERT[kind].replace('a.', nm + '.')}")
 
 # %% ../nbs/12_matmul.ipynb #53aa5adf
 def _contiguous(x, kind) -> bool:
@@ -76,11 +77,14 @@ def _contiguous(x, kind) -> bool:
 def _check_out(out, m, n, ka, wa, inputs):
     "`out` must be m×n float32 of the inputs' kind and device, C-contiguous, and share no memory with `inputs`."
     ko = _kind(out, "out")
-    if tuple(out.shape) != (m, n): raise ValueError(f"out has shape {tuple(out.shape)}; a @ b is {m}×{n}: pass out of shape ({m}, {n})")
+    if tuple(out.shape) != (m, n):
+        raise ValueError(f"out has shape {tuple(out.shape)}; a @ b is {m}×{n}: pass out of shape ({m}, {n})")
     if str(out.dtype).split(".")[-1] != "float32": raise TypeError(f"out has dtype {out.dtype}; it must be float32")
     if ko != ka or _where(out, ko) != wa:
-        raise ValueError(f"out is a {ko} array on {_where(out, ko)}, the inputs are {ka} on {wa}: pass out of the inputs' kind and device")
-    if not _contiguous(out, ko): raise ValueError("out is not C-contiguous; pass a contiguous array (the kernel writes it in place)")
+        raise ValueError(f"out is a {ko} array on {_where(out, ko)}, the inputs are {ka} on {wa}: pass out of the "
+                         "inputs' kind and device")
+    if not _contiguous(out, ko):
+        raise ValueError("out is not C-contiguous; pass a contiguous array (the kernel writes it in place)")
     o0, o1 = _ptr_range(out, ko)
     for x, nm, kind in inputs:
         x0, x1 = _ptr_range(x, kind)
