@@ -92,6 +92,24 @@ class TuneResult:
     __str__ = __repr__ = table
 
 # %% ../nbs/08_autotune.ipynb #d6e3c504
+def _try(spec, cfg, a, b, c, ref, poison, timer, tol) -> Trial:
+    "One candidate: launch into a NaN-poisoned output, check it against `ref`, time it; a failure is reported."
+    t = Trial(cfg)
+    try:
+        c.copy_to_device(poison)                                 # a config that writes nothing shows as NaN
+        s = time.perf_counter()
+        launch = lambda: spec.launch(a, b, c, cfg)
+        launch(); cuda.synchronize()
+        t.first_s, t.error = time.perf_counter() - s, rel_error(c, ref)
+        if not t.error <= tol: t.status, t.reason = Status.wrong, f"rel. error {t.error:.1e} > {tol:g}"
+        else:
+            t.ms = float(np.median(timer(launch, cfg)))
+            if not math.isfinite(t.ms): t.status, t.reason = Status.failed, f"the timer gave {t.ms}"
+    except Exception as e:                                       # compile or launch failure: skip, report
+        t.status, t.reason = Status.failed, _short(e)
+    return t
+
+# %% ../nbs/08_autotune.ipynb #64ef6580
 def tune(kernel, m: int, n: int, k: int, space=None, *, timer: Callable | None = None, tol: float = 1e-5,
          progress: bool = True, store: bool = True, seed: int = 0) -> TuneResult:
     "Search `kernel`'s configurations (its declared space, or `space`) at m×n×k; the fastest correct one wins."
@@ -108,19 +126,7 @@ def tune(kernel, m: int, n: int, k: int, space=None, *, timer: Callable | None =
     trials = []
     bar = tqdm(valid, desc=f"tuning {spec.name} at {m}×{n}×{k}", unit="config", disable=not progress)
     for cfg in bar:
-        t = Trial(cfg); trials.append(t)
-        try:
-            c.copy_to_device(poison)                                 # a config that writes nothing shows as NaN
-            s = time.perf_counter()
-            launch = lambda: spec.launch(a, b, c, cfg)
-            launch(); cuda.synchronize()
-            t.first_s, t.error = time.perf_counter() - s, rel_error(c, ref)
-            if not t.error <= tol: t.status, t.reason = Status.wrong, f"rel. error {t.error:.1e} > {tol:g}"
-            else:
-                t.ms = float(np.median(timer(launch, cfg)))
-                if not math.isfinite(t.ms): t.status, t.reason = Status.failed, f"the timer gave {t.ms}"
-        except Exception as e:                                       # compile or launch failure: skip, report
-            t.status, t.reason = Status.failed, _short(e)
+        trials.append(t := _try(spec, cfg, a, b, c, ref, poison, timer, tol))
         if t.status is Status.ok: bar.set_postfix_str(f"{cfg}: {t.ms:.3f} ms")
         elif progress: bar.write(f"skipped {spec.name} ({cfg}): {t}")
     trials += [Trial(cfg, Status.pruned, why) for cfg, why in pruned]
@@ -176,6 +182,7 @@ def _read(path: Path) -> dict:
                       "(shapes are searched again and the file is replaced at the next write)"); return {}
     return data["entries"]
 
+# %% ../nbs/08_autotune.ipynb #19d8120c
 def _store(path: Path, key: str, entry: dict):
     "Add one entry to the cache file: re-read, merge, write atomically, under the lock."
     with locked(path):

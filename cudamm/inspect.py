@@ -194,6 +194,7 @@ def _worker():
         except Exception: out = {"error": traceback.format_exc()}
         print(json.dumps(out), flush=True)
 
+# %% ../nbs/11_inspect.ipynb #2ee082e5
 def _inspect_in_subprocess(jobs, cc, keep_ptx, on_done=None):
     """Run the reports in fresh interpreters with the simulator off (the simulator has no `compile_ptx`), one per core,
     each taking the next job when it is done with one: later chapters' kernels are the slow ones, so they go first."""
@@ -227,6 +228,7 @@ def _inspect_in_subprocess(jobs, cc, keep_ptx, on_done=None):
     if errors: raise RuntimeError(errors[0])
     return reports
 
+# %% ../nbs/11_inspect.ipynb #90075e60
 def inspect_many(jobs, cc=(9, 0), keep_ptx=False, on_done=None) -> list[Report]:
     """Reports for `(kernel, config)` pairs (kernel: a registered name or `"module:attribute"`); in subprocesses under
     the simulator. `on_done(report)` is called as each report is ready (the command's progress)."""
@@ -303,6 +305,7 @@ def parse_ncu_csv(text: str) -> list[dict]:
         launches.setdefault(int(row["ID"]), {})[row["Metric Name"]] = value
     return [launches[i] for i in sorted(launches)]
 
+# %% ../nbs/11_inspect.ipynb #0f5045ac
 def ncu_metrics(kernel, metrics, m: int, n: int, k: int, config=None, ncu: str | None = None, timeout: float = 900) -> dict:
     """Nsight Compute's `metrics` (names, or one name) for one launch of `kernel` (a registered name or `"module:attribute"`)
     at m×n×k with random inputs: {metric: value} in base units, from `ncu --csv` on a child process. Needs a GPU and `ncu`."""
@@ -345,6 +348,7 @@ def _check_kernel(name: str) -> str | None:
     except (ImportError, AttributeError) as e: return f"{name}: {type(e).__name__}: {e}"
     if not isinstance(spec, KernelSpec): return f"{name} is a {type(spec).__name__}, not a KernelSpec"
 
+# %% ../nbs/11_inspect.ipynb #33d48a78
 def main(argv=None):
     "Command line: `cudamm-inspect [kernel ...] [--json] [--cc 9.0]`."
     import argparse

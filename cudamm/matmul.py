@@ -59,38 +59,51 @@ def _no_gradient(xs):
                                "gradient, and training would silently miss it. Where you need the gradient, use "
                                f"torch.matmul; where you do not, call matmul under torch.no_grad() or pass {nm}.detach()")
 
+def _check_operand(x, nm, kind):
+    "An operand must be a 2-D float32 matrix; never converted silently."
+    if x.ndim != 2:
+        raise ValueError(f"{nm} has {x.ndim} dimensions (shape {tuple(x.shape)}); matmul takes 2-D matrices "
+                         f"(for batches, loop over them or use torch.matmul)")
+    if str(x.dtype).split(".")[-1] != "float32":
+        raise TypeError(f"{nm} has dtype {str(x.dtype).split('.')[-1]}; cudamm computes in float32 only and never "
+                        f"converts silently: convert first, e.g. {_CONVERT[kind].replace('a.', nm + '.')}")
+
+# %% ../nbs/12_matmul.ipynb #53aa5adf
+def _contiguous(x, kind) -> bool:
+    if kind == "torch": return x.is_contiguous()
+    if kind == "numba": return x.is_c_contiguous()
+    return bool(x.flags.c_contiguous)
+
+def _check_out(out, m, n, ka, wa, inputs):
+    "`out` must be m×n float32 of the inputs' kind and device, C-contiguous, and share no memory with `inputs`."
+    ko = _kind(out, "out")
+    if tuple(out.shape) != (m, n):
+        raise ValueError(f"out has shape {tuple(out.shape)}; a @ b is {m}×{n}: pass out of shape ({m}, {n})")
+    if str(out.dtype).split(".")[-1] != "float32": raise TypeError(f"out has dtype {out.dtype}; it must be float32")
+    if ko != ka or _where(out, ko) != wa:
+        raise ValueError(f"out is a {ko} array on {_where(out, ko)}, the inputs are {ka} on {wa}: pass out of the "
+                         "inputs' kind and device")
+    if not _contiguous(out, ko):
+        raise ValueError("out is not C-contiguous; pass a contiguous array (the kernel writes it in place)")
+    o0, o1 = _ptr_range(out, ko)
+    for x, nm, kind in inputs:
+        x0, x1 = _ptr_range(x, kind)
+        if o0 < x1 and x0 < o1 and o1 > o0 and x1 > x0:
+            raise ValueError(f"out overlaps {nm}: the kernel would overwrite its own input; pass a separate out")
+
+# %% ../nbs/12_matmul.ipynb #9ef69e57
 def _validate(a, b, out):
+    "Every check before a launch: kinds, gradients, shapes, dtypes, devices, `out`. Returns (kind, m, n, k)."
     ka, kb = _kind(a, "a"), _kind(b, "b")
     _no_gradient(((a, "a"), (b, "b"), (out, "out")))
-    for x, nm, kind in ((a, "a", ka), (b, "b", kb)):
-        if x.ndim != 2: raise ValueError(f"{nm} has {x.ndim} dimensions (shape {tuple(x.shape)}); matmul takes 2-D matrices "
-                                         f"(for batches, loop over them or use torch.matmul)")
-        if str(x.dtype).split(".")[-1] != "float32":
-            raise TypeError(f"{nm} has dtype {str(x.dtype).split('.')[-1]}; cudamm computes in float32 only and never converts "
-                            f"silently: convert first, e.g. {_CONVERT[kind].replace('a.', nm + '.')}")
+    for x, nm, kind in ((a, "a", ka), (b, "b", kb)): _check_operand(x, nm, kind)
     (m, k), (k2, n) = tuple(a.shape), tuple(b.shape)
     if k != k2: raise ValueError(f"inner dimensions differ: a is {m}×{k} and b is {k2}×{n}; a @ b needs a.shape[1] == b.shape[0]")
     wa, wb = _where(a, ka), _where(b, kb)
     if _on_gpu(a, ka) != _on_gpu(b, kb) or (ka == kb == "torch" and a.device != b.device):
         raise ValueError(f"a and b are on different devices (a: {wa}, b: {wb}); move them to one device first")
-    if out is not None:
-        ko = _kind(out, "out")
-        if tuple(out.shape) != (m, n): raise ValueError(f"out has shape {tuple(out.shape)}; a @ b is {m}×{n}: pass out of shape ({m}, {n})")
-        if str(out.dtype).split(".")[-1] != "float32": raise TypeError(f"out has dtype {out.dtype}; it must be float32")
-        if ko != ka or _where(out, ko) != wa:
-            raise ValueError(f"out is a {ko} array on {_where(out, ko)}, the inputs are {ka} on {wa}: pass out of the inputs' kind and device")
-        if not _contiguous(out, ko): raise ValueError("out is not C-contiguous; pass a contiguous array (the kernel writes it in place)")
-        o0, o1 = _ptr_range(out, ko)
-        for x, nm, kind in ((a, "a", ka), (b, "b", kb)):
-            x0, x1 = _ptr_range(x, kind)
-            if o0 < x1 and x0 < o1 and o1 > o0 and x1 > x0:
-                raise ValueError(f"out overlaps {nm}: the kernel would overwrite its own input; pass a separate out")
+    if out is not None: _check_out(out, m, n, ka, wa, ((a, "a", ka), (b, "b", kb)))
     return ka, m, n, k
-
-def _contiguous(x, kind) -> bool:
-    if kind == "torch": return x.is_contiguous()
-    if kind == "numba": return x.is_c_contiguous()
-    return bool(x.flags.c_contiguous)
 
 # %% ../nbs/12_matmul.ipynb #e1c039e0
 def _config_for(spec: KernelSpec, m: int, n: int, k: int, tune: bool) -> dict:
@@ -134,6 +147,18 @@ def _host_numpy(x) -> np.ndarray:
     "A host operand as numpy: a CPU torch tensor's memory (detached: `_validate` refused one that needs a gradient)."
     return x.detach().numpy() if type(x).__module__.split(".")[0] == "torch" else x
 
+def _matmul_on_host(a, b, out, kind, m, n, spec, cfg, stream):
+    "numpy arrays and CPU tensors: copied to the GPU, computed, copied back into a new array (or `out`)."
+    na, nb = (np.ascontiguousarray(_host_numpy(x)) for x in (a, b))
+    dc = cuda.device_array((m, n), np.float32)
+    spec.launch(cuda.to_device(na), cuda.to_device(nb), dc, cfg, stream)
+    res = dc.copy_to_host()
+    if kind == "torch":
+        import torch; res = torch.from_numpy(res)
+    if out is None: return res
+    out[...] = res; return out
+
+# %% ../nbs/12_matmul.ipynb #da854366
 def _contiguous_view(x, kind):
     "`x` itself, or a contiguous copy of a non-contiguous torch/CuPy view (numba cannot copy on the device)."
     if kind == "torch": return x.contiguous()
@@ -167,6 +192,7 @@ def _torch_fast_path(a, b):
 
 Array = TypeVar("Array")     # the caller's kind of array: what comes in is what comes back
 
+# %% ../nbs/12_matmul.ipynb #ab4f6984
 def matmul(a: Array, # m×k float32: a torch tensor, CuPy array, numba device array or numpy array
            b: Array, # k×n float32, of the same kind and on the same device as `a`
            out: Array | None = None, # m×n float32 to write into (C-contiguous); else a new array
@@ -198,14 +224,7 @@ def matmul(a: Array, # m×k float32: a torch tensor, CuPy array, numba device ar
         _zero(out, kind); return out
     spec, cfg = choose_kernel(m, n, k, kernel, config, tune)
     if kind == "numpy" or (kind == "torch" and not a.is_cuda):  # host arrays: copy in, compute, copy back
-        na, nb = (np.ascontiguousarray(_host_numpy(x)) for x in (a, b))
-        dc = cuda.device_array((m, n), np.float32)
-        spec.launch(cuda.to_device(na), cuda.to_device(nb), dc, cfg, stream)
-        res = dc.copy_to_host()
-        if kind == "torch":
-            import torch; res = torch.from_numpy(res)
-        if out is None: return res
-        out[...] = res; return out
+        return _matmul_on_host(a, b, out, kind, m, n, spec, cfg, stream)
     c = out if out is not None else _empty_like_result(a, kind, m, n, zeros=False)
     spec.launch(_contiguous_view(a, kind), _contiguous_view(b, kind), c, cfg, stream)
     return c

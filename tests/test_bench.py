@@ -1,5 +1,5 @@
 """`cudamm-bench`: its files and plots from records (no GPU), its command line, and the simulator run of `main`."""
-import csv, json, math
+import csv, json, math, os, subprocess, sys
 
 import pytest
 
@@ -189,3 +189,38 @@ def test_command_writes_a_new_folder_unless_asked(fake_gpu, tmp_path, monkeypatc
     (tmp_path / "benchmarks" / "results").mkdir(parents=True)                   # a clone's root: now it may
     assert main([*argv, "--update-results"]) == 0 and (tmp_path / "benchmarks/results/results.json").exists()
     assert len(list((tmp_path / "cudamm-results").iterdir())) == 1
+
+
+def test_bench_reexports_the_harness():
+    "The harness (appendix 97) is importable from cudamm.bench, name for name; it imports nothing of cudamm.bench."
+    from cudamm import bench, bench_harness
+    assert set(bench_harness.__all__) - {"FAMILIES", "OTHERS", "PEER_COLOURS", "kernel_families"} <= set(bench.__all__)
+    for name in bench.__all__: assert hasattr(bench, name), name
+    assert bench.write_results is bench_harness.write_results and bench.MATMUL == "cudamm.matmul"
+    code = "import sys, cudamm.bench_harness; print('cudamm.bench' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env={**os.environ, "NUMBA_ENABLE_CUDASIM": "1"})
+    assert out.stdout.split()[-1] == "False", out.stdout
+
+
+def test_results_markdown_without_environment():
+    "Records alone carry no environment: the first line then names none, instead of a dangling 'on .'."
+    md = results_markdown(load_results(fake_results()))
+    assert md.startswith("Measured with `cudamm-bench`. Every kernel verified") and " on ." not in md
+    assert results_markdown(dict(load_results(fake_results()), environment=ENV)).startswith(
+        "Measured with `cudamm-bench` on made-up GPU · driver 0.0 · torch 0 · numba-cuda 0 · cudamm 0 · 2026-01-01.")
+
+
+def test_size_plot_one_panel_per_family():
+    "The TF/s plot: one panel per family of kernels (by chapter), the peers on each, at most five kernels a panel."
+    from cudamm.bench_harness import _size_figure, kernel_families
+    fig = _size_figure(to_records(fake_results()), ENV)
+    axes = [ax for ax in fig.axes if ax.get_visible()]
+    assert [ax.get_title() for ax in axes] == ["the naive kernels to shared memory (01)", "block tiling (05)"]
+    assert [[t.get_text() for t in ax.get_legend().get_texts()] for ax in axes] == [
+        ["cuBLAS fp32", "Triton fp32", "naive"], ["cuBLAS fp32", "Triton fp32", "blocktile2d"]]   # `broken`: no time
+    panels = kernel_families(list(REGISTRY))
+    assert sorted(nm for _, names in panels for nm in names) == sorted(REGISTRY)
+    assert all(1 <= len(names) <= 5 for _, names in panels)
+    assert kernel_families(["naive", "mine"]) == [("the naive kernels to shared memory (01)", ["naive"]),
+                                                 ("other kernels", ["mine"])]
