@@ -1,0 +1,73 @@
+"""Chapter 14's additions: the pipeline written as loops (`loops_spec`) and the untransposed layout of A in the
+generated kernel (`AT=False`), at odd shapes in the simulator, in machine code, and the experiment's script."""
+import json, subprocess, sys
+from pathlib import Path
+
+import pytest
+
+from cudamm.kernels.pipelined import (PIPELINED_CONSTRAINTS, _pipelined_registers, loops_spec, pipelined_source,
+                                      pipelined_spec)
+from cudamm.kernels.warptile import warp_shape
+from cudamm.utils import check_kernel
+
+ROOT = Path(__file__).parents[1]
+TINY = dict(BM=32, BN=64, BK=8, WM=32, WN=32, WNITER=1, TM=4, TN=4, MINB=1)      # 64 threads: quick to simulate
+SHAPES = [(17, 36, 4), (40, 44, 12), (33, 68, 20), (100, 72, 36)]   # K < BK, K % BK, partial M and N, tiles > stages
+
+
+@pytest.mark.parametrize("AT", [True, False])
+@pytest.mark.parametrize("STAGES", [2, 3, 4])
+def test_loops_match_float64(AT, STAGES):
+    for shape in SHAPES: check_kernel(loops_spec, *shape, config=dict(TINY, STAGES=STAGES, AT=AT), seed=1)
+
+
+def test_loops_take_the_general_kernel_for_unaligned_rows():
+    for shape in [(17, 33, 5), (9, 12, 7)]: check_kernel(loops_spec, *shape, config=TINY, seed=2)
+
+
+@pytest.mark.parametrize("opts", [dict(ASYNC=True, STAGES=3), dict(ASYNC=True, STAGES=2, GM=4),
+                                  dict(ASYNC=True, STAGES=4, DYN=True), dict(STAGES=1), dict(STAGES=2)],
+                         ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()))
+def test_untransposed_a_matches_float64(opts):
+    for shape in [(1, 1, 1), (17, 33, 5)] + SHAPES: check_kernel(pipelined_spec, *shape, config={**TINY, **opts, "AT": False})
+
+
+def test_untransposed_a_copies_16_bytes():
+    cfg = dict(BM=128, BN=128, BK=8, WM=64, WN=64, WNITER=2, TM=8, TN=4, ASYNC=True, STAGES=3)
+    rows, transposed = pipelined_source(**cfg, AT=False), pipelined_source(**cfg)
+    assert "cp_async4" not in rows and "cp_async16(sA" in rows and "cp_async4(sA" in transposed
+    assert "lds4(sA, rA + u32(8))" in rows              # the thread's second row of A: BK floats on
+
+
+def test_default_source_ignores_at():
+    "AT=True is the layout every earlier configuration had: the same source (tests/golden/pipelined.py checks it)"
+    assert pipelined_source(**pipelined_spec.defaults) == pipelined_source(**{**pipelined_spec.defaults, "AT": True})
+    assert pipelined_spec.defaults["AT"] is True and not any(not c.AT for c in pipelined_spec.candidates())
+
+
+def test_register_estimate_counts_four_steps_of_a():
+    cfg = pipelined_spec.check(dict(ASYNC=True, STAGES=3))
+    rows = pipelined_spec.check(dict(ASYNC=True, STAGES=3, AT=False))
+    assert _pipelined_registers(rows) - _pipelined_registers(cfg) == 2 * warp_shape(**cfg)["RM"]
+    assert "registers" in PIPELINED_CONSTRAINTS
+
+
+def test_machine_code_of_the_new_kernels():
+    from cudamm.inspect import inspect_many, lint
+    jobs = [("pipelined", dict(ASYNC=True, STAGES=3, AT=False)), ("pipelined", dict(AT=False)),
+            ("cudamm.kernels.pipelined:loops_spec", {})]
+    for r in inspect_many(jobs):
+        assert lint(r) == [] and r.local == 0 and r.spill_stores == r.spill_loads == 0 and r.blocks_per_sm == 2, r
+        assert (r.sass["LDGSTS"] > 0) == r.config.get("ASYNC", True), r.sass   # the loops copy always
+
+
+def test_experiment_script(tmp_path):
+    script = ROOT / "benchmarks/experiments/cp_async_a_rows/run.py"
+    assert "--variants" in subprocess.run([sys.executable, script, "--help"], capture_output=True, text=True,
+                                          check=True).stdout
+    out = tmp_path / "r.json"
+    subprocess.run([sys.executable, script, "--sizes", "36x40x20", "--variants", "chapter09", "rows_async3",
+                    "--out", out], check=True, capture_output=True, cwd=ROOT)
+    doc = json.loads(out.read_text())
+    assert [r["kernel"] for r in doc["results"] if not r["peer"]] == ["chapter09", "rows_async3"]
+    assert all(r["status"] == "ok" for r in doc["results"]) and doc["variants"]["rows_async3"]["AT"] is False
