@@ -20,7 +20,7 @@ def chosen(cell: dict, ids: set, matches: list) -> bool:
     return cell.get("id") in ids or any(m in source for m in matches)
 
 
-def run(path: Path, ids: set, matches: list, timeout: int = 1800) -> list[int]:
+def run(path: Path, ids: set, matches: list, timeout: int = 1800, also: set = frozenset()) -> list[int]:
     "Execute `path`'s code cells in order; store the outputs of the chosen ones; their indices."
     from execnb.shell import CaptureShell
     nb = json.loads(path.read_text())
@@ -33,7 +33,7 @@ def run(path: Path, ids: set, matches: list, timeout: int = 1800) -> list[int]:
         for i, cell in enumerate(nb["cells"]):
             if cell["cell_type"] != "code": continue
             source = "".join(cell["source"])
-            if i not in picked and FLAGGED.search(source): continue
+            if i not in picked and cell.get("id") not in also and FLAGGED.search(source): continue
             outputs = shell.run(source)
             if shell.exc is not None:
                 raise SystemExit(f"cell {i} of {path.name} failed: {type(shell.exc).__name__}: {shell.exc}")
@@ -51,10 +51,12 @@ def main(argv=None) -> int:
     p.add_argument("notebook", type=Path)
     p.add_argument("--cells", nargs="*", default=[], help="ids of the cells whose outputs to store")
     p.add_argument("--match", action="append", default=[], help="store the outputs of cells whose source contains this")
+    p.add_argument("--also", nargs="*", default=[], help="ids of flagged cells to run (definitions the chosen ones need) "
+                                                         "without storing their outputs")
     p.add_argument("--timeout", type=int, default=1800, help="seconds per cell (default 1800)")
     args = p.parse_args(argv)
     if not args.cells and not args.match: p.error("choose cells: --cells ID ... or --match TEXT")
-    picked = run(args.notebook.resolve(), set(args.cells), args.match, args.timeout)
+    picked = run(args.notebook.resolve(), set(args.cells), args.match, args.timeout, set(args.also))
     print(f"stored the outputs of cells {picked} in {args.notebook}")
     return 0
 
