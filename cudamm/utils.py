@@ -138,6 +138,7 @@ _RAW_HELP = ("a raw @cuda.jit kernel takes either nthreads= and nblocks_fn=(outp
              "as kernel[grid, nthreads](a, b, c, m, n, k, *kernel_args)) or bs= (launched as "
              "kernel[cdiv(c.shape, (bs, bs)), (bs, bs)](a, b, c))")
 
+# %% ../nbs/90_utils.ipynb #68a01594
 def launcher(kernel, # a kernel description (`.launch`), a `@cuda.jit` kernel, or a function `launch(a, b, c)`
              config=None, # a kernel description's configuration
              nthreads=None, # block shape, with `nblocks_fn`: `kernel(a, b, c, m, n, k, *kernel_args)`
@@ -176,6 +177,7 @@ def launcher(kernel, # a kernel description (`.launch`), a `@cuda.jit` kernel, o
         _configured(kernel, nblocks_fn((m, n), nthreads), nthreads, stream, dynsmem)(a, b, c, m, n, k, *extra)
     return launch
 
+# %% ../nbs/90_utils.ipynb #7413867a
 def check_kernel(kernel, m: int, n: int, k: int, tol: float = 1e-5, seed=None, **launch_kw) -> float:
     "Run `kernel` once on random inputs into a NaN-poisoned output and assert the result; returns the error."
     a, b = random_inputs(m, n, k, seed)
@@ -233,6 +235,7 @@ def _hold(us: int):
             _one_thread = _hold_gpu[1, 1]
     _one_thread(us)
 
+# %% ../nbs/90_utils.ipynb #f60745bc
 LAUNCH_CYCLE = 4   # places in the order of launches that can time differently (text above)
 
 def _hold_us(host_seconds: float) -> int:
@@ -246,6 +249,7 @@ def _warm_up(fn, warmup: int) -> int:
         t = time.perf_counter(); fn(); host = time.perf_counter() - t
     return _hold_us(host)
 
+# %% ../nbs/90_utils.ipynb #2d54fa44
 def cuda_event_times(fn: Callable[[], object], warmup: int = 3, reps: int = 30, flush: bool = True,
                      spread: bool = True, # call i follows i % LAUNCH_CYCLE empty launches (False: none)
                     ) -> np.ndarray:
@@ -270,6 +274,7 @@ def cuda_event_time(fn: Callable[[], object], warmup: int = 3, reps: int = 30, f
     "Median milliseconds of `reps` timed calls of `fn` after `warmup` calls, L2 flushed before each."
     return float(np.median(cuda_event_times(fn, warmup, reps, flush)))
 
+# %% ../nbs/90_utils.ipynb #e73b2a4c
 def cuda_mean_time(fn: Callable[[], object], warmup: int = 3, reps: int = 10) -> float:
     "Mean milliseconds of `fn` over `reps` back-to-back calls between two CUDA events: the quick timer."
     _require_gpu("cuda_mean_time")
@@ -323,13 +328,25 @@ def tflops(m: int, n: int, k: int, ms: float) -> float:
     "TFLOP/s of an m×n×k product (2·m·n·k operations) that took `ms` milliseconds."
     return 2 * m * n * k / (ms * 1e-3) / 1e12
 
+# %% ../nbs/90_utils.ipynb #5a631135
+def _timing_inputs(inputs, m, n, k, mnk, verify: bool):
+    "`(a, b, c, m, n, k)` to time: random float32 (sizes not given are 4092), or `inputs` with `c` poisoned with NaN."
+    if inputs is None:
+        m, n, k = (4092 if x is None else x for x in (m, n, k))
+        return (*gpu_inputs(m, n, k), m, n, k)
+    a, b, c = (to_d(x) for x in inputs)
+    m, n, k = matmul_shape(a, b, c, mnk)
+    if verify and c.dtype.kind == "f": c.copy_to_device(np.full(c.shape, np.nan, c.dtype))
+    return a, b, c, m, n, k
+
+# %% ../nbs/90_utils.ipynb #d47706e7
 def measure_runtime(kernel, m: int | None = None, n: int | None = None, k: int | None = None, *,
-                    nthreads=None, # seeds: threads per block (with `nblocks_fn`)
-                    nblocks_fn: Callable | None = None, # seeds: `nblocks_fn((m, n), nthreads)` -> grid
-                    kernel_args: Sequence = (), # seeds: passed after `(a, b, c, m, n, k)`
-                    bs: int | None = None, # seeds: `kernel(a, b, c)` on `(bs, bs)` blocks over `c`
-                    runs: int | None = None, # seeds' name for `reps`
-                    do_print: bool = False, # print the mean in seconds, as the seeds did
+                    nthreads=None, # threads per block (with `nblocks_fn`)
+                    nblocks_fn: Callable | None = None, # `nblocks_fn((m, n), nthreads)` -> grid
+                    kernel_args: Sequence = (), # passed after `(a, b, c, m, n, k)`
+                    bs: int | None = None, # `kernel(a, b, c)` on `(bs, bs)` blocks over `c`
+                    runs: int | None = None, # another name for `reps`
+                    do_print: bool = False, # print the mean in seconds
                     config=None, # configuration of a kernel description (anything with `.launch`)
                     inputs: tuple | None = None, # your own `(a, b, c)` (any dtype, 2-D or flat); else random fp32
                     reps: int | None = None, # timed runs (default 10)
@@ -348,13 +365,7 @@ def measure_runtime(kernel, m: int | None = None, n: int | None = None, k: int |
     launch = launcher(kernel, config, nthreads, nblocks_fn, kernel_args or None, bs, dynsmem, mnk=mnk)  # checks first
     _require_gpu("measure_runtime")
     from torch.profiler import ProfilerActivity, profile
-    if inputs is None:
-        m, n, k = (4092 if x is None else x for x in (m, n, k))
-        a, b, c = gpu_inputs(m, n, k)
-    else:
-        a, b, c = (to_d(x) for x in inputs)
-        m, n, k = matmul_shape(a, b, c, mnk)
-        if verify and c.dtype.kind == "f": c.copy_to_device(np.full(c.shape, np.nan, c.dtype))
+    a, b, c, m, n, k = _timing_inputs(inputs, m, n, k, mnk, verify)
     launch(a, b, c); cuda.synchronize()
     err = assert_matmul_correct(a, b, c, tol=tol, mnk=(m, n, k)) if verify else math.nan
     for _ in range(warmup): launch(a, b, c)
@@ -396,6 +407,7 @@ def _nvidia_smi(fields: str):
         if out.returncode == 0 and out.stdout.strip(): return out.stdout.strip().splitlines()[0].strip()
     return None
 
+# %% ../nbs/90_utils.ipynb #9adba7f2
 _environments = {}
 def environment() -> dict:
     "The GPU (name, compute capability, SMs), driver, library versions and date: what belongs beside every figure."
@@ -420,6 +432,7 @@ def environment() -> dict:
     _environments[dev_id] = env
     return env
 
+# %% ../nbs/90_utils.ipynb #0f3cc644
 def gpu_clocks() -> dict:
     "SM and memory clocks (MHz) now and at most, and the temperature, from nvidia-smi; empty where unreadable."
     if simulating(): return {}

@@ -89,60 +89,70 @@ class KernelSpec:
 
     def __post_init__(self): self._built, self._checked = {}, {}
 
-    def check(self, config=None) -> Config:
-        "The full configuration (defaults filled in); `ValueError` naming the broken constraint if it cannot work."
-        if isinstance(config, Config) and config.__dict__.get("_valid_for") is self: return config
-        key = None if config is None else tuple(sorted(dict(config).items()))
-        cfg = self._checked.get(key)
-        if cfg is None:
-            cfg = self._checked[key] = self._check(dict(config or {}))
-            cfg.__dict__["_valid_for"] = self
-        return cfg
+# %% ../../nbs/91_core.ipynb #5201253c
+@patch
+def check(self: KernelSpec, config=None) -> Config:
+    "The full configuration (defaults filled in); `ValueError` naming the broken constraint if it cannot work."
+    if isinstance(config, Config) and config.__dict__.get("_valid_for") is self: return config
+    key = None if config is None else tuple(sorted(dict(config).items()))
+    cfg = self._checked.get(key)
+    if cfg is None:
+        cfg = self._checked[key] = self._check(dict(config or {}))
+        cfg.__dict__["_valid_for"] = self
+    return cfg
 
-    def _check(self, given: dict) -> Config:
-        unknown = sorted(set(given) - set(self.defaults))
-        if unknown: raise ValueError(f"{self.name}: unknown parameter(s) {unknown}; it takes {sorted(self.defaults)}")
-        cfg = Config({**self.defaults, **given})
-        for key, v in cfg.items():
-            if isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v <= 0:
-                raise ValueError(f"{self.name}: {key}={v} must be a positive integer")
-        nthreads = math.prod(self.block(cfg))
-        if nthreads > MAX_THREADS:
-            raise ValueError(f"{self.name} ({cfg}): {nthreads} threads per block > {MAX_THREADS}, the CUDA limit")
-        smem = self.static_smem(cfg)
-        if smem > MAX_STATIC_SMEM:
-            raise ValueError(f"{self.name} ({cfg}): {smem} bytes of static shared memory > {MAX_STATIC_SMEM}")
-        for message, ok in self.constraints:
-            if not ok(cfg): raise ValueError(f"{self.name} ({cfg}) breaks the constraint: {message}")
-        return cfg
+@patch
+def _check(self: KernelSpec, given: dict) -> Config:
+    unknown = sorted(set(given) - set(self.defaults))
+    if unknown: raise ValueError(f"{self.name}: unknown parameter(s) {unknown}; it takes {sorted(self.defaults)}")
+    cfg = Config({**self.defaults, **given})
+    for key, v in cfg.items():
+        if isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v <= 0:
+            raise ValueError(f"{self.name}: {key}={v} must be a positive integer")
+    nthreads = math.prod(self.block(cfg))
+    if nthreads > MAX_THREADS:
+        raise ValueError(f"{self.name} ({cfg}): {nthreads} threads per block > {MAX_THREADS}, the CUDA limit")
+    smem = self.static_smem(cfg)
+    if smem > MAX_STATIC_SMEM:
+        raise ValueError(f"{self.name} ({cfg}): {smem} bytes of static shared memory > {MAX_STATIC_SMEM}")
+    for message, ok in self.constraints:
+        if not ok(cfg): raise ValueError(f"{self.name} ({cfg}) breaks the constraint: {message}")
+    return cfg
 
-    def options(self, config=None) -> dict:
-        "The `cuda.jit` options for this configuration (the simulator gets none: it rejects most of them)."
-        cfg = self.check(config)
-        return {} if simulating() else dict(self.jit_options(cfg))
+# %% ../../nbs/91_core.ipynb #0000d067
+@patch
+def options(self: KernelSpec, config=None) -> dict:
+    "The `cuda.jit` options for this configuration (the simulator gets none: it rejects most of them)."
+    cfg = self.check(config)
+    return {} if simulating() else dict(self.jit_options(cfg))
 
-    def body(self, config=None) -> Callable:
-        "The kernel's Python function for this configuration, before numba compiles it."
-        return self.factory(**self.check(config))
+@patch
+def body(self: KernelSpec, config=None) -> Callable:
+    "The kernel's Python function for this configuration, before numba compiles it."
+    return self.factory(**self.check(config))
 
-    def build(self, config=None):
-        "What numba compiles for this configuration (a lazily compiling `cuda.jit` dispatcher), cached."
-        cfg = self.check(config)
-        if cfg not in self._built: self._built[cfg] = cuda.jit(**self.options(cfg))(self.factory(**cfg))
-        return self._built[cfg]
+@patch
+def build(self: KernelSpec, config=None):
+    "What numba compiles for this configuration (a lazily compiling `cuda.jit` dispatcher), cached."
+    cfg = self.check(config)
+    if cfg not in self._built: self._built[cfg] = cuda.jit(**self.options(cfg))(self.factory(**cfg))
+    return self._built[cfg]
 
-    def kernel_for(self, config=None, aligned: bool = True):
-        "The dispatcher that runs operands whose rows are (or are not) 16-byte aligned; here one serves both."
-        return self.build(config)
+@patch
+def kernel_for(self: KernelSpec, config=None, aligned: bool = True):
+    "The dispatcher that runs operands whose rows are (or are not) 16-byte aligned; here one serves both."
+    return self.build(config)
 
-    def geometry(self, config, m: int, n: int, k: int, aligned: bool = True) -> Geometry:
-        "Grid, block and dynamic shared memory of this configuration for an m×n×k product: the one place that knows."
-        cfg = self.check(config)
-        grid = tuple(int(g) for g in self.grid(cfg, m, n, k, self.tile(cfg)))
-        if any(g > MAX_GRID_Y for g in grid[1:]):
-            raise ValueError(f"{self.name} ({cfg}) at {m}×{n}×{k} needs a grid of {grid} blocks; CUDA allows at most "
-                             f"{MAX_GRID_Y} along y and z: use a larger tile or split the product")
-        return Geometry(grid, tuple(self.block(cfg)), int(self.dynamic_smem(cfg, m, n, k)))
+# %% ../../nbs/91_core.ipynb #906a2a51
+@patch
+def geometry(self: KernelSpec, config, m: int, n: int, k: int, aligned: bool = True) -> Geometry:
+    "Grid, block and dynamic shared memory of this configuration for an m×n×k product: the one place that knows."
+    cfg = self.check(config)
+    grid = tuple(int(g) for g in self.grid(cfg, m, n, k, self.tile(cfg)))
+    if any(g > MAX_GRID_Y for g in grid[1:]):
+        raise ValueError(f"{self.name} ({cfg}) at {m}×{n}×{k} needs a grid of {grid} blocks; CUDA allows at most "
+                         f"{MAX_GRID_Y} along y and z: use a larger tile or split the product")
+    return Geometry(grid, tuple(self.block(cfg)), int(self.dynamic_smem(cfg, m, n, k)))
 
 # %% ../../nbs/91_core.ipynb #e6a7fffd
 def _torch_operand(x, name):
@@ -163,6 +173,7 @@ def _torch():
     import torch
     return torch
 
+# %% ../../nbs/91_core.ipynb #210d1e8d
 def _array_operand(x, name):
     "Shape and data address of a numba device array, CuPy array or anything with `__cuda_array_interface__`."
     if isinstance(x, np.ndarray):
@@ -185,6 +196,7 @@ def _array_operand(x, name):
                          "e.g. np.ascontiguousarray / cupy.ascontiguousarray")
     return shape[0], shape[1], face["data"][0]
 
+# %% ../../nbs/91_core.ipynb #571d4bd4
 def operands(a, b, c) -> tuple[int, int, int, tuple]:
     "m, n, k and the data addresses of `c = a @ b`'s operands, after checking what a kernel launch needs."
     (m, k, pa), (k2, n, pb), (mc, nc, pc) = (
@@ -220,6 +232,7 @@ def stream_handle(stream, a=None) -> int:
         if hasattr(stream, attr): return int(getattr(stream, attr))
     return int(stream)                                    # numba streams convert to their handle
 
+# %% ../../nbs/91_core.ipynb #9d03c9c5
 def driver_launch(dispatcher, signature: str, geo: Geometry, shapes, device=None) -> Callable:
     """`go(stream, *addresses)`: the `signature` build of numba `dispatcher`, launched through the driver with `geo` on
     C-contiguous float32 arrays of `shapes` ((rows, columns) each) at the data addresses given. Every launch goes here."""
@@ -244,6 +257,7 @@ class _nothing:
     def __enter__(self): pass
     def __exit__(self, *exc): pass
 
+# %% ../../nbs/91_core.ipynb #35441871
 @patch
 def signature(self: KernelSpec, cfg) -> str:
     "What the kernel of configuration `cfg` is compiled for: `SIGNATURE`, (a, b, c); chapter 15's split-k kernels take more."
@@ -266,6 +280,7 @@ def launcher(self: KernelSpec, config, m: int, n: int, k: int, aligned: bool = T
     "`run(a_ptr, b_ptr, c_ptr, stream_handle)`: the pre-configured launch of this configuration for m×n×k operands."
     return _launcher(self, self.check(config), m, n, k, aligned, device)
 
+# %% ../../nbs/91_core.ipynb #586ec6be
 @patch
 def simulate(self: KernelSpec, cfg, a, b, c, aligned: bool, stream=None):
     "Without a GPU: numba's generic launch of the kernel, in its simulator."
