@@ -86,7 +86,7 @@ def warptile_loops(BM, BN, BK, WM, WN, WNITER, TM, TN, MINB=1, VEC=True):
 
 # %% ../../nbs/09_warptile.ipynb #8d6df9e0
 class AlignedPair:
-    "The two builds of one configuration: `fast` for rows on 16-byte boundaries, `general` (built on first use) for any."
+    "Two builds of one configuration: `fast` for rows on 16-byte boundaries, `general` (built on first use) for any."
     def __init__(self, fast, build_general: Callable):
         self.fast, self._build_general, self._general = fast, build_general, None
     @property
@@ -116,7 +116,8 @@ WARPTILE_CONSTRAINTS = {   # by name, so that a chapter extending the kernel can
     "warps": ("warps tile the block tile: BM % WM == 0 and BN % WN == 0",
               lambda c: c.BM % c.WM == 0 and c.BN % c.WN == 0),
     "wniter": ("a warp tile splits into WNITER column sub-tiles: WN % WNITER == 0", lambda c: c.WN % c.WNITER == 0),
-    "wmiter": ("32 lanes × TM×TN × WNITER divide the warp tile: WMITER = WM·WN / (32·TM·TN·WNITER) is whole and divides WM",
+    "wmiter": ("32 lanes × TM×TN × WNITER divide the warp tile: WMITER = WM·WN / (32·TM·TN·WNITER) is whole and "
+               "divides WM",
                lambda c: (c.WM * c.WN) % (32 * c.TM * c.TN * c.WNITER) == 0 and warp_shape(**c)["WMITER"] > 0
                          and c.WM % warp_shape(**c)["WMITER"] == 0),
     "lanes": ("a warp sub-tile is 32 lanes of TM×TN: (WSUBM/TM)·(WSUBN/TN) == 32 with WSUBM % TM == WSUBN % TN == 0",
@@ -125,11 +126,12 @@ WARPTILE_CONSTRAINTS = {   # by name, so that a chapter extending the kernel can
     "fragments": ("TM and TN are multiples of 4: fragments come in 16-byte shared loads",
                   lambda c: c.TM % 4 == 0 and c.TN % 4 == 0),
     "bk": ("BK is a multiple of 4: A is copied in 16-byte chunks along K", lambda c: c.BK % 4 == 0),
-    "chunks": ("each thread copies whole 16-byte chunks: BM·BK/4 and BN·BK/4 are multiples of the threads, BK/4 and BN/4 "
-               "divide them", lambda c: (n := _threads(c)) > 0 and (c.BM * c.BK // 4) % n == 0
-                                        and (c.BN * c.BK // 4) % n == 0 and n % (c.BK // 4) == 0 and n % (c.BN // 4) == 0),
-    "registers": ("registers: MINB blocks of these threads per SM leave min(255, 65536/(threads·MINB)) per thread, fewer "
-                  "than the accumulators, two steps of fragments, the prefetched chunks and ~24 for indices need",
+    "chunks": ("each thread copies whole 16-byte chunks: BM·BK/4 and BN·BK/4 are multiples of the threads, BK/4 and "
+               "BN/4 divide them",
+               lambda c: (n := _threads(c)) > 0 and (c.BM * c.BK // 4) % n == 0 and (c.BN * c.BK // 4) % n == 0
+                         and n % (c.BK // 4) == 0 and n % (c.BN // 4) == 0),
+    "registers": ("registers: MINB blocks of these threads per SM leave min(255, 65536/(threads·MINB)) per thread, "
+                  "fewer than the accumulators, two steps of fragments, the prefetched chunks and ~24 for indices need",
                   lambda c: _register_need(c) <= _register_budget(c)),
 }
 
@@ -256,7 +258,8 @@ def warptile_variant(name: str, defaults: dict = BOEHM10, chapter="09_warptile",
     stages = options.get("STAGES", 1)
     return AlignedKernelSpec(
         name, chapter, factory, dict(defaults), block=lambda cfg: (_threads(cfg),),
-        constraints=tuple(WARPTILE_CONSTRAINTS.values()), static_smem=lambda cfg: stages * (cfg.BM + cfg.BN) * cfg.BK * 4,
+        constraints=tuple(WARPTILE_CONSTRAINTS.values()),
+        static_smem=lambda cfg: stages * (cfg.BM + cfg.BN) * cfg.BK * 4,
         jit_options=_warptile_jit, vector_loads=vec, general=lambda **cfg: warptile(**cfg, **options, VEC=False),
         description=description)
 
