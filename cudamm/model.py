@@ -59,21 +59,25 @@ def flop_per_byte(tile) -> float:
     return 2 * r * c / ((r + c) * 4)
 
 # %% ../nbs/99_model.ipynb #8b04aae8
-MULTIPLY_ADD = {"float32": r"^FFMA\b", "float64": r"^D(ADD|FMA)\b"}   # the instruction that does one step's work
+MULTIPLY_ADD = {"float32": ("FFMA", r"^FFMA\b"), "float64": ("DADD", r"^D(ADD|FMA)\b")}   # name, opcodes
 
 def loop_mix(lines, accumulator: str = "float32") -> dict:
-    "Instructions and multiply-adds of the loop of `lines` (SASS as `sass_lines` gives it) that holds the most multiply-adds."
-    mad = re.compile(MULTIPLY_ADD[accumulator])
+    """Instructions and multiply-adds of the k loop in `lines` (SASS as `sass_lines` gives it): of the innermost loops
+    that hold multiply-adds (a loop around another one runs its own body far less often), the one with the most."""
+    name, mad = MULTIPLY_ADD[accumulator][0], re.compile(MULTIPLY_ADD[accumulator][1])
     ops = [op for op, _ in lines if op != "label"]
-    best = dict(instructions=len(ops), multiply_adds=sum(1 for op in ops if mad.match(op)), op=mad.pattern[1:5], loop=False)
-    labels, found = {}, 0
+    whole = dict(instructions=len(ops), multiply_adds=sum(1 for op in ops if mad.match(op)), op=name, loop=False)
+    labels, loops = {}, []
     for i, (op, arg) in enumerate(lines):
         if op == "label": labels[arg] = i
         elif op.startswith("BRA") and (target := re.search(r"(\.L\w+)", arg)) and target[1] in labels:
             body = [o for o, _ in lines[labels[target[1]]:i + 1] if o != "label"]     # the closing branch included
             mads = sum(1 for o in body if mad.match(o))
-            if mads > found: found, best = mads, {**best, "instructions": len(body), "multiply_adds": mads, "loop": True}
-    return best
+            if mads: loops.append((labels[target[1]], i, len(body), mads))
+    inner = [l for l in loops if not any(o != l and l[0] <= o[0] and o[1] <= l[1] for o in loops)]
+    if not inner: return whole                          # no loop: the whole kernel runs once
+    _, _, n, mads = max(inner, key=lambda l: l[3])      # the first of the largest
+    return {**whole, "instructions": n, "multiply_adds": mads, "loop": True}
 
 def sass_of(kernel, config=None, cc=(9, 0)) -> list:
     "The SASS of one configuration as (opcode, operands) pairs, compiled on the CPU (`inspect`, then `ptxas`, `nvdisasm`)."
