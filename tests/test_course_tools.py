@@ -90,3 +90,12 @@ def test_roofs_kernels_compile_for_sm90():
     env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "0", "PYTHONPATH": os.pathsep.join([str(ROOT), *sys.path])}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=600)
     assert out.returncode == 0 and out.stdout.strip().endswith("ok"), out.stderr[-3000:]
+
+
+def test_readme_links_from_the_root():
+    "tools/sync_readme.py: links written from nbs/ (a chapter's page, ../benchmarks/...) resolve from the README too."
+    sync = load(ROOT / "tools" / "sync_readme.py", "sync_readme_links")
+    body = ("| [`00_quickstart`](00_quickstart.ipynb) | [b](../benchmarks/results/r.csv) | [s](https://x.org/a.ipynb) "
+            "| [h](#top) |\n<!-- readme: ![p](benchmarks/results/p.png) -->\n")
+    assert sync.for_readme(body) == ("| [`00_quickstart`](nbs/00_quickstart.ipynb) | [b](benchmarks/results/r.csv) | "
+                                     "[s](https://x.org/a.ipynb) | [h](#top) |\n![p](benchmarks/results/p.png)\n")
