@@ -509,12 +509,15 @@ def roofline(results, size: tuple = (4096, 4096, 4096), predictions=None) -> Fig
     doc = load_results(results)
     env, recs = doc.get("environment", {}), doc.get("results", [])
     roofs = gpu_roofs(env)
+    pdoc = {} if predictions is None else load_results(predictions)
+    pred = {p["kernel"]: p for p in pdoc.get("predictions", []) if tuple(p.get("shape", size)) == tuple(size)}
+    hw = pdoc.get("machine", {})
+    if pred and hw.get("dram_gbs") and roofs["bandwidth_source"] == "spec":      # the model's DRAM roof, measured
+        roofs.update(bandwidth_gbs=hw["dram_gbs"], bandwidth_source=hw.get("source", {}).get("dram", "the model's"))
     peak, bw = roofs["peak_tflops"], roofs["bandwidth_gbs"]
     at = [r for r in recs if (r["m"], r["n"], r["k"]) == tuple(size) and r.get("tflops")]
     ours = [r for r in at if not r.get("peer")]
     peers = [r for r in at if r.get("peer")]
-    pred = {} if predictions is None else {p["kernel"]: p for p in load_results(predictions).get("predictions", [])
-                                            if tuple(p.get("shape", size)) == tuple(size)}
     fig = Figure(figsize=(10, 5.6), layout="constrained")
     ax = fig.subplots()
     xs = np.logspace(-1.5, 2.5, 200)
