@@ -1,6 +1,9 @@
 """The course's own promises, checked on the CPU: configuration quotes match the registered defaults, no pointer
 to material outside the project, every chapter has its Colab badge and a picture, the notebooks come in course
-order (quickstart first, appendices last)."""
+order (quickstart first, appendices last); and what a reader would trip over: a chapter called "being written"
+that exists, a cited file or commit that is not in the tree, the lecture or "the seed notebooks" named without a
+link, a config comment that renders as raw HTML, a figure without alt text, the same figure drawn twice, one
+kernel's TF/s at one size quoted with two values. Each kind has a test that it finds what it should."""
 import json, re
 from pathlib import Path
 
