@@ -503,11 +503,17 @@ def load_results(results) -> dict:
     "A results document: a dict already, or read from a results.json path."
     return results if isinstance(results, dict) else json.loads(Path(results).read_text())
 
-def roofline(results, size: tuple = (4096, 4096, 4096)) -> Figure:
-    "Roofline of the GPU in `results` (a results.json path or dict) with every kernel measured at `size`."
+def roofline(results, size: tuple = (4096, 4096, 4096), predictions=None) -> Figure:
+    """Roofline of the GPU in `results` (a results.json path or dict) with every kernel measured at `size`; with
+    `predictions` (predictions.json of `tools/predict.py`, path or dict), each kernel's predicted TF/s beside it."""
     doc = load_results(results)
     env, recs = doc.get("environment", {}), doc.get("results", [])
     roofs = gpu_roofs(env)
+    pdoc = {} if predictions is None else load_results(predictions)
+    pred = {p["kernel"]: p for p in pdoc.get("predictions", []) if tuple(p.get("shape", size)) == tuple(size)}
+    hw = pdoc.get("machine", {})
+    if pred and hw.get("dram_gbs") and roofs["bandwidth_source"] == "spec":      # the model's DRAM roof, measured
+        roofs.update(bandwidth_gbs=hw["dram_gbs"], bandwidth_source=hw.get("source", {}).get("dram", "the model's"))
     peak, bw = roofs["peak_tflops"], roofs["bandwidth_gbs"]
     at = [r for r in recs if (r["m"], r["n"], r["k"]) == tuple(size) and r.get("tflops")]
     ours = [r for r in at if not r.get("peer")]
@@ -528,28 +534,37 @@ def roofline(results, size: tuple = (4096, 4096, 4096)) -> Figure:
         ax.text(xs[0] * 1.15, r["tflops"] * (1.03 if i == 0 else 0.97), f"{r['kernel']}: {r['tflops']:.1f} TF/s "
                 "(measured)", fontsize=8.5, va="bottom" if i == 0 else "top", color="0.2")
     markers = "osD^vP*Xh<>p"
+    intensity = lambda r: (pred[r["kernel"]]["intensity"]["global"] if r["kernel"] in pred
+                           else modelled_intensity(r.get("config", "")))
     same = defaultdict(list)                                # kernels at the same intensity are spread sideways
-    for r in ours: same[modelled_intensity(r.get("config", ""))].append(r["kernel"])
+    for r in ours: same[intensity(r)].append(r["kernel"])
     for i, r in enumerate(ours):
-        ai = modelled_intensity(r.get("config", ""))
+        ai, p = intensity(r), pred.get(r["kernel"])
         group = same[ai]
         x = ai * 1.1 ** (group.index(r["kernel"]) - (len(group) - 1) / 2)
-        ax.plot(x, r["tflops"], ls="none", marker=markers[i % len(markers)], ms=8, mec="k", mew=0.6,
-                color=PAL[i % 7], label=f"{r['kernel']}: {r['tflops']:.1f} TF/s, I = {ai:.3g}")
+        style = dict(ls="none", marker=markers[i % len(markers)], ms=8, color=PAL[i % 7])
+        label = f"{r['kernel']}: {r['tflops']:.1f} TF/s, I = {ai:.3g}"
+        if p:
+            label = f"{r['kernel']}: {r['tflops']:.1f} (predicted {p['tflops']:.1f}, {p['bound']})"
+            ax.plot([x, x], [p["tflops"], r["tflops"]], color=PAL[i % 7], lw=0.9, ls=":")
+            ax.plot(x, p["tflops"], **{**style, "mfc": "white", "mec": PAL[i % 7], "mew": 1.4})
+        ax.plot(x, r["tflops"], mec="k", mew=0.6, label=label, **style)
     ax.set_xscale("log"); ax.set_yscale("log")
     ax.set_xlim(xs[0], xs[-1]); ax.set_ylim(0.2, (peak or max([r["tflops"] for r in at] or [1])) * 1.6)
     ax.set_xlabel("arithmetic intensity, FLOP per byte of global traffic (modelled from the block tile)")
-    ax.set_ylabel("TFLOP/s (FP32, measured)")
+    ax.set_ylabel("TFLOP/s (FP32)")
     ax.grid(True, which="major", alpha=0.3)
     ax.set_title(f"Roofline, {roofs['gpu'] or 'GPU unknown'}, {'×'.join(map(str, size))}", fontsize=11)
     if ours: ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8, frameon=False,
-                       title="kernel: measured, modelled I")
+                       title="kernel: measured TF/s" + (" (predicted, binding roof)" if pred else ", modelled I"))
     src = (f"SMs: {roofs['sm_count_source']}; clock: recorded max {roofs['clock_mhz']} MHz" if peak
            else "peak unknown: the results record no sm_count and the GPU is not in KNOWN_GPUS")
-    caption(fig, f"Points: measured TF/s at x = modelled intensity I = BM·BN/(2·(BM+BN)) of the block tile "
-                 f"(0.25 for the untiled kernels), spread a little sideways where several share one I. The model "
-                 f"ignores caches: a point above the memory roof was served by L1/L2. {src}. "
-                 f"Measured {env.get('date', '')[:10]}.")
+    about = (" Hollow markers: the performance model's prediction (appendix 99), its lowest roof, which may be "
+             "instruction issue or shared memory rather than the two drawn here." if pred else "")
+    caption(fig, f"Filled markers: measured TF/s at x = modelled intensity I = BM·BN/(2·(BM+BN)) of the block tile "
+                 f"(0.25 for the untiled kernels), spread a little sideways where several share one I.{about} The "
+                 f"memory roof ignores caches: a point above it was served by L1/L2. {src}. Measured "
+                 f"{env.get('date', '')[:10]}.")
     return fig
 
 # %% ../nbs/93_figures.ipynb #b0707c2a

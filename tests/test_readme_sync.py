@@ -43,7 +43,7 @@ def copy(tmp_path):
 
 def test_drift_is_found_and_repaired(copy, capsys):
     readme = copy / "README.md"
-    readme.write_text(readme.read_text().replace("| `01_naive` |", "| `01_naive_renamed` |"))
+    readme.write_text(readme.read_text().replace("| [`01_naive`](", "| [`01_naive_renamed`]("))
     assert sync_readme.check(copy) == ["chapters"]
     assert sync_readme.main(["--check", "--root", str(copy)]) == 1
     assert "01_naive_renamed" in capsys.readouterr().out                  # the diff is shown

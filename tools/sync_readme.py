@@ -8,8 +8,9 @@ differ between the two pages, because the docs site publishes only what is under
 - an image that only the README shows (the front page draws its plots in code cells) is written in the notebook
   as an HTML comment, `<!-- readme: ![alt](benchmarks/results/x.png) -->`, with a link from the repository root;
   the README gets the bare image line;
-- relative links written for the notebook's folder (`](../benchmarks/...`) become links from the repository root
-  (`](benchmarks/...`); the results block links files outside nbs/ through their GitHub address instead.
+- relative links written for the notebook's folder become links from the repository root: `](../benchmarks/...`
+  becomes `](benchmarks/...`, a chapter's page `](00_quickstart.ipynb)` becomes `](nbs/00_quickstart.ipynb)`; the
+  results block links files outside nbs/ through their GitHub address instead.
 
 Everything outside the blocks (the README's Development section, say) is the README's own.
 
@@ -41,9 +42,22 @@ def blocks(text: str) -> dict:
     return {m["name"]: m["body"] for m in BLOCK.finditer(text)}
 
 
+NB_LINK = re.compile(r"\]\((?![a-z][a-z0-9+.-]*:|[#/])([^)\s]+)\)")    # a relative link: to a page or file from nbs/
+
+
+def _from_root(m) -> str:
+    "A link written from nbs/ (the notebook's folder), written from the repository root: `../x` → `x`, `y` → `nbs/y`."
+    return f"]({m[1][3:]})" if m[1].startswith("../") else f"](nbs/{m[1]})"
+
+
 def for_readme(body: str) -> str:
-    "A block as the README shows it: README-only lines uncommented, links relative to nbs/ made relative to the root."
-    return README_ONLY.sub(lambda m: m[1], body).replace("](../", "](")
+    """A block as the README shows it: links relative to nbs/ made relative to the root (a chapter's page,
+    `00_quickstart.ipynb`, becomes `nbs/00_quickstart.ipynb`), README-only lines (written from the root) uncommented."""
+    out, last = [], 0
+    for m in README_ONLY.finditer(body):
+        out += [NB_LINK.sub(_from_root, body[last:m.start()]), m[1]]
+        last = m.end()
+    return "".join(out + [NB_LINK.sub(_from_root, body[last:])])
 
 
 def for_notebook(body: str) -> str:
