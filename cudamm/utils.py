@@ -229,9 +229,8 @@ def _hold(us: int):
     "Launch `_hold_gpu` on one thread, configured once: numba's low-occupancy warning is for real work, not this."
     global _one_thread
     if _one_thread is None:
-        from numba.core.errors import NumbaPerformanceWarning
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", NumbaPerformanceWarning)
+        with warnings.catch_warnings():         # numba-cuda's warning class is its own: match the message
+            warnings.filterwarnings("ignore", message=r".*Grid size \d+ will likely result in GPU under-utilization")
             _one_thread = _hold_gpu[1, 1]
     _one_thread(us)
 
