@@ -4,8 +4,8 @@ another module's private name (`from x import _y`).
 
 The layers, lowest first:
 compat → utils → intrinsics → kernel source (the generator) → kernels/ → autotune, inspect → dispatch →
-matmul → the course's figures and model → bench. Within kernels/, `core` is the floor, a chapter may import an earlier
-chapter's module, and the package (`cudamm.kernels`, which imports every chapter) is the top. A new module fails
+matmul → the course's figures and model → bench. Within kernels/, `core` is the floor, a chapter may import an
+earlier chapter's module, and the package (`cudamm.kernels`, which imports every chapter) is the top. A new module fails
 `test_every_module_has_a_layer` until it is given its place in `LAYERS`."""
 import ast, graphlib, re
 from pathlib import Path
@@ -35,8 +35,8 @@ LAYERS = [                       # lowest first: a module may import from its ow
 DELIBERATE = {                   # imports that run up a layer on purpose, each with its reason: left out of the checks
     "cudamm -> cudamm.matmul":
         "the package's front door: `cudamm.matmul` is imported on first attribute access (the package's "
-        "`__getattr__`), so that `import cudamm` loads no numba and `use_simulator()` can still act; the modules that read "
-        "`cudamm.__version__` need only the import-time body, which imports compat alone",
+        "`__getattr__`), so that `import cudamm` loads no numba and `use_simulator()` can still act; the modules "
+        "that read `cudamm.__version__` need only the import-time body, which imports compat alone",
 }
 
 EXPECTED_UNTIL_MERGED = {        # removed by the `registry` branch of issue #28: delete these entries after its merge
