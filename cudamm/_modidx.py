@@ -567,6 +567,7 @@ d = { 'settings': { 'branch': 'main',
                               'cudamm.utils.rel_error': ('utils.html#rel_error', 'cudamm/utils.py'),
                               'cudamm.utils.require_device': ('utils.html#require_device', 'cudamm/utils.py'),
                               'cudamm.utils.simulating': ('utils.html#simulating', 'cudamm/utils.py'),
+                              'cudamm.utils.tf32_off': ('utils.html#tf32_off', 'cudamm/utils.py'),
                               'cudamm.utils.tflops': ('utils.html#tflops', 'cudamm/utils.py'),
                               'cudamm.utils.to_d': ('utils.html#to_d', 'cudamm/utils.py'),
                               'cudamm.utils.to_h': ('utils.html#to_h', 'cudamm/utils.py')}}}
