@@ -16,6 +16,7 @@ import numpy as np
 from . import compat
 from .utils import simulating, cuda, require_device
 from .kernels import REGISTRY, KernelSpec, get_kernel
+from .kernels.core import rows_aligned, stream_handle
 from . import autotune as _tuner, dispatch
 
 # %% ../nbs/12_matmul.ipynb #41780a32
@@ -37,12 +38,16 @@ def _where(x, kind) -> str:
     if kind == "numba": return "cuda (numba)"
     return "host (numpy)"
 
+def _address(x, kind) -> int:
+    "Where the operand's data starts (a numba array in the simulator: its host memory)."
+    if kind == "torch": return x.data_ptr()
+    face = getattr(x, "__cuda_array_interface__", None) if kind in ("cupy", "numba") else None
+    return (face or x.__array_interface__)["data"][0]
+
 def _ptr_range(x, kind):
     "(first byte, one past the last byte) of the operand's memory, to detect overlap."
-    if kind == "torch": start, size = x.data_ptr(), x.untyped_storage().nbytes() if x.numel() else 0
-    else:
-        face = x.__cuda_array_interface__ if kind in ("cupy", "numba") else x.__array_interface__
-        start, size = face["data"][0], x.nbytes
+    size = (x.untyped_storage().nbytes() if x.numel() else 0) if kind == "torch" else x.nbytes
+    start = _address(x, kind)
     return start, start + size
 
 # %% ../nbs/12_matmul.ipynb #f6d4ce05
@@ -127,6 +132,18 @@ def choose_kernel(m: int, n: int, k: int, kernel=None, config=None, tune: bool =
     choice = dispatch.choose(m, n, k)
     return get_kernel(choice.kernel), choice.config
 
+# %% ../nbs/12_matmul.ipynb #5c0a7e21
+def _launch(spec: KernelSpec, cfg, a, b, c, ka: str, kb: str, stream):
+    """`c = a @ b` by the chosen kernel, on GPU operands that `_validate` (and `_contiguous_view`) checked: the
+    kernel's own launch less its second check of the operands, so every message a caller sees is matmul's.
+    `c` is of `a`'s kind (`ka`), `b` of kind `kb`."""
+    cfg, (m, k), n = spec.check(cfg), a.shape, b.shape[1]
+    pa, pb, pc = _address(a, ka), _address(b, kb), _address(c, ka)
+    aligned = rows_aligned(n, k, pa, pb, pc)
+    if simulating(): return spec.simulate(cfg, a, b, c, aligned, stream)
+    device = a.device.index if ka == "torch" else None
+    spec.launcher(cfg, m, n, k, aligned, device)(pa, pb, pc, stream_handle(stream, a))
+
 # %% ../nbs/12_matmul.ipynb #56317836
 def _empty_like_result(a, kind, m, n, zeros):
     if kind == "torch":
@@ -151,7 +168,7 @@ def _matmul_on_host(a, b, out, kind, m, n, spec, cfg, stream):
     "numpy arrays and CPU tensors: copied to the GPU, computed, copied back into a new array (or `out`)."
     na, nb = (np.ascontiguousarray(_host_numpy(x)) for x in (a, b))
     dc = cuda.device_array((m, n), np.float32)
-    spec.launch(cuda.to_device(na), cuda.to_device(nb), dc, cfg, stream)
+    _launch(spec, cfg, cuda.to_device(na), cuda.to_device(nb), dc, "numba", "numba", stream)
     res = dc.copy_to_host()
     if kind == "torch":
         import torch; res = torch.from_numpy(res)
@@ -226,5 +243,6 @@ def matmul(a: Array, # m×k float32: a torch tensor, CuPy array, numba device ar
     if kind == "numpy" or (kind == "torch" and not a.is_cuda):  # host arrays: copy in, compute, copy back
         return _matmul_on_host(a, b, out, kind, m, n, spec, cfg, stream)
     c = out if out is not None else _empty_like_result(a, kind, m, n, zeros=False)
-    spec.launch(_contiguous_view(a, kind), _contiguous_view(b, kind), c, cfg, stream)
+    kb = _kind(b, "b")
+    _launch(spec, cfg, _contiguous_view(a, kind), _contiguous_view(b, kb), c, kind, kb, stream)
     return c

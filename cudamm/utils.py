@@ -8,10 +8,10 @@ Docs: https://cudamm.github.io/cudamm/utils.html.md"""
 __all__ = ['LAUNCH_CYCLE', 'simulating', 'require_device', 'cdiv', 'to_d', 'to_h', 'array_like', 'random_inputs', 'reference',
            'rel_error', 'matmul_shape', 'assert_matmul_correct', 'launcher', 'check_kernel', 'flush_l2',
            'cuda_event_times', 'cuda_event_time', 'cuda_mean_time', 'cuda_mean_runtime', 'gpu_inputs', 'tflops',
-           'measure_runtime', 'cublas_fp32', 'environment', 'gpu_clocks', 'gpu_available', 'use_simulator']
+           'measure_runtime', 'tf32_off', 'cublas_fp32', 'environment', 'gpu_clocks', 'gpu_available', 'use_simulator']
 
 # %% ../nbs/90_utils.ipynb #44f395d5
-import gc, math, os, statistics, sys, threading, time, warnings
+import contextlib, gc, math, os, statistics, sys, threading, time, warnings
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -379,13 +379,30 @@ def measure_runtime(kernel, m: int | None = None, n: int | None = None, k: int |
     return ms
 
 # %% ../nbs/90_utils.ipynb #e0ee84e8
-def cublas_fp32(a, b, c):
-    "`c = a @ b` through torch/cuBLAS in true fp32 (TF32 off) on device arrays, on the current torch stream."
+@contextlib.contextmanager
+def tf32_off():
+    """Within the block torch multiplies float32 matrices (cuBLAS) and convolves (cuDNN) in true fp32, TF32 off;
+    its settings are restored after, so a caller who turned TF32 on for its own work keeps it."""
     import torch
-    torch.backends.cuda.matmul.allow_tf32 = False
-    torch.backends.cudnn.allow_tf32 = False
+    b = torch.backends
+    if hasattr(b.cuda.matmul, "fp32_precision"):     # torch ≥ 2.9: a setting per operation, the one its kernels read
+        ops = [b.cuda.matmul, b.cudnn.conv, b.cudnn.rnn]
+        saved = [op.fp32_precision for op in ops]
+        for op in ops: op.fp32_precision = "ieee"
+        try: yield
+        finally:
+            for op, value in zip(ops, saved): op.fp32_precision = value
+    else:                                             # older torch: its two switches
+        saved = torch.get_float32_matmul_precision(), b.cudnn.allow_tf32
+        torch.set_float32_matmul_precision("highest"); b.cudnn.allow_tf32 = False
+        try: yield
+        finally: torch.set_float32_matmul_precision(saved[0]); b.cudnn.allow_tf32 = saved[1]
+
+def cublas_fp32(a, b, c):
+    "`c = a @ b` in true fp32 by torch/cuBLAS (TF32 off for this call) on device arrays, on torch's current stream."
+    import torch
     ta, tb, tc = (torch.as_tensor(x, device="cuda") for x in (a, b, c))
-    torch.matmul(ta, tb, out=tc)
+    with tf32_off(): torch.matmul(ta, tb, out=tc)
 
 # %% ../nbs/90_utils.ipynb #983c83d0
 def _package_version(name: str):
