@@ -36,6 +36,7 @@ def machine(gpu: str = "H100", roofs_dir=ROOFS_DIR) -> dict:
     hw = {**MACHINES[gpu], "source": dict(MACHINES[gpu]["source"])}
     hw["fp32_tflops"] = hw["sms"] * hw["fp32_lanes"] * 2 * hw["clock_mhz"] / 1e6
     hw["smem_gbs"] = hw["sms"] * hw["smem_bytes_per_clock"] * hw["clock_mhz"] / 1e3
+    hw["derived"] = dict(fp32_tflops=hw["fp32_tflops"], smem_gbs=hw["smem_gbs"])     # kept where a file replaces them
     path = Path(roofs_dir) / f"roofs_{gpu.lower()}.json"
     if path.exists():
         got = json.loads(path.read_text())
@@ -143,8 +144,9 @@ def predict(kernel, config=None, m: int = 4096, n: int = 4096, k: int = 4096, gp
     peak, share = hw["fp32_tflops"], mix["multiply_adds"] / mix["instructions"]
     where = "the k loop" if mix["loop"] else "the kernel"
     roofs = {"FP32 peak": peak, "instruction issue": peak * share}
-    how = {"FP32 peak": f"{hw['sms']} SMs × {hw['fp32_lanes']} FMA/clock × 2 FLOP × {hw['clock_mhz'] / 1e3:.2f} GHz "
-                        f"({hw['source']['fp32']})",
+    clock = f"{hw['sms']} SMs × {hw['fp32_lanes']} FMA/clock × 2 FLOP × {hw['clock_mhz'] / 1e3:.2f} GHz"
+    how = {"FP32 peak": f"{clock} (derived)" if hw["source"]["fp32"] == "derived" else
+                        f"an FFMA-only loop ({hw['source']['fp32']}); {clock} = {hw['derived']['fp32_tflops']:.2f}",
            "instruction issue": f"peak × {share:.3f}: {mix['multiply_adds']} {mix['op']} in {mix['instructions']} "
                                 f"instructions of {where}"}
     g = flop_per_byte(t["block"])

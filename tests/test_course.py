@@ -328,6 +328,7 @@ def test_no_figure_drawn_twice():
 # (l) a number quoted in two chapters with two values ----------------------------------------------------------------
 TFLOPS = re.compile(r"(\d+\.\d+)\s*TF(?:LOP)?/s")
 SIZE = re.compile(r"(\d{3,5})³")
+OWN_RUN = re.compile(r"(?i)\bthis chapter's run\b")            # a chapter's own `#| cuda` output, not the sweep's
 
 
 def _is_default(text: str, name: str) -> bool:
@@ -341,7 +342,8 @@ def tflops_quotes(text: str) -> list[tuple[str, int, str]]:
     """(kernel, size, value) of the TF/s a piece of markdown quotes for a registered kernel at its defaults at N³.
     The pragmatic patterns: a sentence "`kernel` … N.N TF/s … at SIZE³" (no other kernel named between), a table row
     that starts with `kernel` under a column headed SIZE³, and a table whose rows are sizes (first column "M = N = K"
-    or a number) and whose columns are headed `kernel`."""
+    or a number) and whose columns are headed `kernel`. A chapter's own run is its own number: a table whose
+    introducing sentence (the last before it), or a sentence whose quote, says "this chapter's run" is left out."""
     from cudamm.kernels import REGISTRY
     names = "|".join(sorted(map(re.escape, REGISTRY), key=len, reverse=True))
     kernel_at = re.compile(rf"`({names})`")
@@ -349,13 +351,17 @@ def tflops_quotes(text: str) -> list[tuple[str, int, str]]:
     prose = " ".join(l for l in lines if not l.lstrip().startswith("|"))
     for m in re.finditer(rf"`({names})`([^`|]{{0,120}}?)(\d+\.\d+)\s*TF(?:LOP)?/s([^`|]{{0,40}})", prose):
         size = SIZE.search(m[2] + m[4])
-        if size and _is_default(m[2], m[1]): out.append((m[1], int(size[1]), m[3]))
-    head = None
+        if size and _is_default(m[2], m[1]) and not OWN_RUN.search(m[2] + m[4]): out.append((m[1], int(size[1]), m[3]))
+    head, intro, own = None, "", False
     for line in lines:
-        if not line.lstrip().startswith("|"): head = None; continue               # a table ends
+        if not line.lstrip().startswith("|"):                                     # a table ends
+            head = None
+            if line.strip(): intro = line
+            continue
         row = [c.strip() for c in line.strip().strip("|").split("|")]
         if all(set(c) <= set("-: ") for c in row): continue
-        if head is None: head = row; continue
+        if head is None: head, own = row, bool(OWN_RUN.search(re.split(r"(?<=[.!?])\s+", intro.strip())[-1])); continue
+        if own: continue
         first = kernel_at.match(row[0])
         if first and _is_default(row[0], first[1]):                      # rows are kernels, columns sizes
             for h, cell in zip(head[1:], row[1:]):
@@ -374,6 +380,10 @@ def test_tflops_quotes_are_found():
             "| M = N = K | cuBLAS | `naive` |\n|---|---|---|\n| 4096 | 51.9 TFLOP/s | 98.8 ms, 1.39 TFLOP/s |\n")
     assert tflops_quotes(text) == [("blocktile2d", 4096, "32.2"), ("naive", 4096, "1.38"), ("naive", 4092, "1.39"),
                                    ("naive", 4096, "1.39")]
+    own = ("Measured in this chapter's run (the cells above):\n\n| kernel | 4096³ |\n|---|---|\n"
+           "| `vectorize` | 39.1 TFLOP/s |\n\n`smem` at 4096³: 9.08 TF/s in this chapter's run. The sweep: "
+           "`vectorize` at 4096³, 38.7 TF/s.\n\n| kernel | 4096³ |\n|---|---|\n| `smem` | 9.09 TFLOP/s |\n")
+    assert tflops_quotes(own) == [("vectorize", 4096, "38.7"), ("smem", 4096, "9.09")]     # the sweep's, not the run's
 
 
 def _same(a: str, b: str) -> bool:
