@@ -99,3 +99,9 @@ def test_readme_links_from_the_root():
             "| [h](#top) |\n<!-- readme: ![p](benchmarks/results/p.png) -->\n")
     assert sync.for_readme(body) == ("| [`00_quickstart`](nbs/00_quickstart.ipynb) | [b](benchmarks/results/r.csv) | "
                                      "[s](https://x.org/a.ipynb) | [h](#top) |\n![p](benchmarks/results/p.png)\n")
+
+
+def test_every_kernel_chapter_meets_the_targets(capsys):
+    "≤ 2,500 words of main-path prose and no code cell over 40 lines but the kernel's, in every kernel chapter."
+    code = course_stats.main([])
+    assert code == 0, capsys.readouterr().out
