@@ -5,14 +5,14 @@ only: the way new GPU cells get their stored outputs without re-running (and re-
     python tools/run_cells.py nbs/09_warptile.ipynb --match "compare(['warptile_loops'" --match "another cell"
     python tools/run_cells.py nbs/15a_dispatch.ipynb --cells 1a2b3c4d
 
-Cells marked `#| cuda` or `#| slow` run only when chosen (the others measure things these runs don't need); every
+Cells marked `#| cuda`, `#| slow`, `#| notest` or `#| eval: false` run only when chosen (the others measure things these runs don't need); every
 other code cell runs, with its outputs left as they are in the file. The shell starts in the notebook's folder, as
 nbdev-test and Jupyter do. A chosen cell that fails stops the run, and nothing is written. Then run nbdev-clean.
 """
 import argparse, json, os, re, sys
 from pathlib import Path
 
-FLAGGED = re.compile(r"^#\|\s*(cuda|slow|notest)\b", re.M)
+FLAGGED = re.compile(r"^#\|\s*(cuda\b|slow\b|notest\b|eval:\s*false)", re.M)
 
 
 def chosen(cell: dict, ids: set, matches: list) -> bool:
