@@ -128,6 +128,8 @@ def test_no_noise_in_stored_outputs(path):
                 f"{path.name} cell {i} stores a stderr stream (a progress bar or a warning): silence it in the code")
             assert not (o["output_type"] in ("execute_result", "display_data") and not o.get("data")), (
                 f"{path.name} cell {i} stores an empty output: end the cell with `_ = compare(...)`, not a bare `compare(...)`")
+            assert "numba's CUDA simulator runs the kernels" not in "".join(o.get("text", "")), (
+                f"{path.name} cell {i} stores the simulator's notice: stored outputs come from a GPU run (clear it)")
 
 
 # (g) a chapter called "being written" that exists ---------------------------------------------------------------
