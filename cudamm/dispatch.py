@@ -52,9 +52,11 @@ class Choice:
     ms: float = math.nan        # measured (tables) or predicted (model)
 
 def model_choice(m: int, n: int, k: int, dev: Device) -> Choice:
-    "The candidate the model predicts fastest."
-    best = min(((predict_ms(nm, cfg, m, n, k, dev), nm, cfg) for nm, cfg in candidates(m, n, k)), key=lambda t: t[0])
-    return Choice(best[1], best[2], "model", best[0])
+    "The candidate the model predicts fastest (the first of equals, in course order)."
+    priced = [(predict_ms(name, cfg, m, n, k, dev), name, cfg) for name, cfg in candidates(m, n, k)]
+    if not priced: raise ValueError(f"no registered kernel offers a configuration for {m}×{n}×{k} (KernelSpec.offers)")
+    ms, name, cfg = min(priced, key=lambda t: t[0])
+    return Choice(name, cfg, "model", ms)
 
 # %% ../nbs/15a_dispatch.ipynb #12a89c20
 TABLE_FORMAT = 1

@@ -10,7 +10,7 @@ __all__ = ['STREAM_EFFICIENCY', 'LAUNCH_US', 'UNKNOWN_TILE_EFFICIENCY', 'FED_THR
            'FP32_LANES', 'FP32_LANES_MINOR', 'KNOWN_GPUS']
 
 # %% ../nbs/98_dispatch_model.ipynb #b236d392
-import dataclasses, importlib, math
+import importlib, math
 
 from .utils import cdiv
 from .kernels import Config, KernelSpec, chapter_modules, get_kernel

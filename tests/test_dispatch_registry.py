@@ -74,6 +74,7 @@ def test_a_kernel_that_offers_candidates_is_chosen_without_touching_dispatch(reg
     choice = dispatch.model_choice(40, 30, 20, h100)
     assert choice.kernel == "toy" and choice.source == "model" and np.isfinite(choice.ms) and choice.ms > 0
     assert dispatch.candidates(100, 100, 20) == []                 # nothing offered there
+    with pytest.raises(ValueError, match="no registered kernel offers"): dispatch.model_choice(100, 100, 20, h100)
     # the defaults: registers not counted, the cost one tiled kernel's waves over all of k
     assert toy.registers(toy.check()) == 0
     est = dispatch.Estimate(h100, toy, toy.check(), 40, 30, 20)
