@@ -12,7 +12,7 @@ __all__ = ['TILES', 'SPLITS', 'SUM_THREADS', 'SUM_SIGNATURE', 'FIXUP_SIGNATURE',
            'FewRowsSource', 'fewrows', 'FewColsSource', 'fewcols']
 
 # %% ../../nbs/15_every_shape.ipynb #e9c44087
-import collections, contextlib, dataclasses, functools
+import collections, contextlib, dataclasses, functools, threading
 
 import numpy as np
 from fastcore.basics import patch
@@ -99,44 +99,42 @@ def sum_geometry(m: int, n: int) -> Geometry:
     return Geometry((max(1, min(cdiv(m * n, SUM_THREADS), 4096)),), (SUM_THREADS,))
 
 # %% ../../nbs/15_every_shape.ipynb #af345a1b
-KEEP_BYTES = 1 << 30     # device memory the buffers below keep between calls, at most (past the one just made)
-KEEP_BUFFERS = 16        # and how many buffers
+KEEP_BYTES = 4 << 30     # device memory the buffers below keep between calls, at most, past the one just made (the
+KEEP_BUFFERS = 16        # padded operands of an unaligned 16384³ product take 3.2 GB); and how many buffers
 
 class _Kept:
     """Device buffers kept between calls, each for one key and size class (a power of 2: requests within a factor of
     2 share one, grown to the largest); when over the bounds, the least recently used are dropped."""
-    def __init__(self): self.buffers, self.nbytes = collections.OrderedDict(), 0
+    def __init__(self): self.buffers, self.nbytes, self.lock = collections.OrderedDict(), 0, threading.Lock()
 
-    def get(self, key: tuple, nbytes: int, make):
-        at = (*key, max(nbytes, 1).bit_length())
-        buf = self.buffers.get(at)
-        if buf is not None and buf.nbytes >= nbytes: self.buffers.move_to_end(at); return buf
-        if buf is not None: self.nbytes -= self.buffers.pop(at).nbytes
-        buf = self.buffers[at] = make()
-        self.nbytes += buf.nbytes
-        while len(self.buffers) > 1 and (self.nbytes > KEEP_BYTES or len(self.buffers) > KEEP_BUFFERS):
-            self.nbytes -= self.buffers.popitem(last=False)[1].nbytes     # freed by numba when no launch holds it
-        return buf
+    def get(self, key: tuple, nbytes: int, device, make):
+        at = (*key, device, max(nbytes, 1).bit_length())
+        with self.lock:
+            buf = self.buffers.get(at)
+            if buf is not None and buf.nbytes >= nbytes: self.buffers.move_to_end(at); return buf
+            if buf is not None: self.nbytes -= self.buffers.pop(at).nbytes
+            with cuda.gpus[device] if device is not None else contextlib.nullcontext():
+                buf = self.buffers[at] = make()
+            self.nbytes += buf.nbytes
+            while len(self.buffers) > 1 and (self.nbytes > KEEP_BYTES or len(self.buffers) > KEEP_BUFFERS):
+                self.nbytes -= self.buffers.popitem(last=False)[1].nbytes    # freed once no launch holds it
+            return buf
 
 _KEPT = _Kept()
-
-def _on(device): return cuda.gpus[device] if device is not None else contextlib.nullcontext()
 
 def workspace(nbytes: int, device=None, stream: int = 0, use: str = "slices"):
     """A device buffer of at least `nbytes` for partial products (or padded operands): one per GPU, stream, `use` and
     size class (work on one stream runs in order, so a call may reuse what the previous one used), kept between
     calls within `KEEP_BYTES` and `KEEP_BUFFERS`."""
-    def make():
-        with _on(device): return cuda.device_array(max(nbytes, 16) // 4 + 4, np.float32)
-    return _KEPT.get((use, device, stream), nbytes, make)   # `use`: "slices" or "padded" (a call may need both)
+    make = lambda: cuda.device_array(max(nbytes, 16) // 4 + 4, np.float32)
+    return _KEPT.get((use, stream), nbytes, device, make)   # `use`: "slices" or "padded" (a call may need both)
 
 def counters(tiles: int, device=None, stream: int = 0):
     """A 1×`tiles` uint32 array of zeros (at least 1024): each tile's count of finished slices, for the kernels that add
     their slices themselves. Kept like the workspace; every call leaves it zero again."""
     tiles = max(tiles, 1024)
-    def make():
-        with _on(device): return cuda.to_device(np.zeros((1, tiles), np.uint32))
-    return _KEPT.get(("counts", device, stream), 4 * tiles, make)
+    make = lambda: cuda.to_device(np.zeros((1, tiles), np.uint32))
+    return _KEPT.get(("counts", stream), 4 * tiles, device, make)
 
 # %% ../../nbs/15_every_shape.ipynb #41091a8d
 def add_slices_in_last_block(s, S: int, threads: int, rows: int, cols: int, row0: str, col0: str):
