@@ -6,10 +6,10 @@ Docs: https://cudamm.github.io/cudamm/bench.html.md"""
 
 # %% auto #0
 __all__ = ['WARMUP', 'PEERS', 'DEFAULT_SIZES', 'SIM_SIZE', 'Result', 'time_one', 'triton_matmul', 'triton_fp32', 'cudamm_matmul',
-           'environment_line', 'Comparison', 'compare', 'table', 'parse_size', 'predict_ms', 'sweep', 'main', 'MATMUL',
-           'FIELDS', 'FRONT_SIZES', 'RESULTS', 'FRESH', 'GPU_ONLY', 'to_records', 'write_results', 'load_results',
-           'plot_results', 'results_markdown', 'suite_rows', 'suite_markdown', 'plot_suite', 'output_dir',
-           'copy_bandwidth']
+           'environment_line', 'Comparison', 'compare', 'table', 'predict_ms', 'sweep', 'main', 'MATMUL', 'FIELDS',
+           'FRONT_SIZES', 'RESULTS', 'FRESH', 'GPU_ONLY', 'to_records', 'write_results', 'load_results', 'plot_results',
+           'results_markdown', 'suite_rows', 'suite_markdown', 'plot_suite', 'output_dir', 'copy_bandwidth',
+           'parse_size']
 
 # %% ../nbs/13_bench.ipynb #0bb1614a
 import dataclasses, functools, math, sys
@@ -260,15 +260,9 @@ def table(results: list[Result], header: bool = True) -> str:
 # %% ../nbs/13_bench.ipynb #4a2a3fb4
 DEFAULT_SIZES = [(s, s, s) for s in (128, 256, 512, 1024, 2048, 4096, 8192)] + [(4092,) * 3, (5120, 256, 5120)]
 
-from .dispatch import SUITE, SUITE_SIZES    # the users' suite (`--suite shapes`), each shape labelled m×n×k
-
-def parse_size(text: str) -> tuple[int, int, int]:
-    "`4096` → (4096, 4096, 4096); `5120x256x5120` (or ×) → (5120, 256, 5120)."
-    parts = text.lower().replace("×", "x").split("x")
-    if len(parts) not in (1, 3) or not all(p.strip().isdigit() and int(p) > 0 for p in parts):
-        raise ValueError(f"size {text!r}: give M (a square) or MxNxK, positive integers")
-    m, n, k = (int(p) for p in parts * 3) if len(parts) == 1 else (int(p) for p in parts)
-    return m, n, k
+# the users' suite (`--suite shapes`), each shape labelled m×n×k, and `parse_size`: appendix 98, below bench
+from .dispatch_model import SUITE, SUITE_SIZES, parse_size
+_all_ = ["parse_size"]
 
 def predict_ms(history: list[tuple[float, float]], flops: float) -> float:
     "Predicted ms at `flops` from (flops, ms) points of the same kernel: the nearest in log-FLOPs, scaled. NaN if none."

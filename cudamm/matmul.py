@@ -118,9 +118,11 @@ def _config_for(spec: KernelSpec, m: int, n: int, k: int, tune: bool) -> dict:
     try: return spec.check(entry["config"]) if entry else spec.check()
     except (ValueError, TypeError, KeyError): return spec.check()     # a stale cache entry: the defaults
 
-def choose_kernel(m: int, n: int, k: int, kernel=None, config=None, tune: bool = False) -> tuple[KernelSpec, dict]:
+def choose_kernel(m: int, n: int, k: int, kernel=None, config=None, tune: bool = False,
+                  device: int | None = None) -> tuple[KernelSpec, dict]:
     """The kernel description and configuration `matmul` uses for m×n×k (`kernel`/`config` force them).
-    Else `cudamm.dispatch.choose`: your table, the shipped one, or the model; once per shape, never a search.
+    Else `cudamm.dispatch.choose` for GPU `device` (default: the one in use): your table, the shipped one, or the
+    model; once per shape and GPU, never a search.
     `tune=True` measures this shape first and adds it to your table (a named kernel: searches its own space)."""
     if kernel is not None:
         spec = kernel if isinstance(kernel, KernelSpec) else get_kernel(kernel)
@@ -129,7 +131,7 @@ def choose_kernel(m: int, n: int, k: int, kernel=None, config=None, tune: bool =
     if tune:                                   # what was chosen before the measurement may no longer be the best
         dispatch.tune([(m, n, k)], progress=False)
         _plan.cache_clear()
-    choice = dispatch.choose(m, n, k)
+    choice = dispatch.choose(m, n, k, dispatch.current_device(device))
     return get_kernel(choice.kernel), choice.config
 
 # %% ../nbs/12_matmul.ipynb #5c0a7e21
@@ -189,7 +191,7 @@ def _contiguous_view(x, kind):
 @functools.lru_cache(maxsize=256)
 def _plan(m: int, n: int, k: int, aligned: bool, device: int):
     "matmul's one launcher cache: the chosen kernel's pre-configured launch for m×n×k torch operands (the last 256)."
-    spec, cfg = choose_kernel(m, n, k)
+    spec, cfg = choose_kernel(m, n, k, device=device)
     return spec.launcher(cfg, m, n, k, aligned, device)
 
 def _torch_fast_path(a, b):

@@ -73,3 +73,27 @@ def test_device_reads_this_gpu():
             assert (dev.cc, dev.sms, dev.fp32_lanes, dev.smem_per_sm) == (known.cc, known.sms, known.fp32_lanes,
                                                                          known.smem_per_sm)
             assert abs(dev.bandwidth_gbs / known.bandwidth_gbs - 1) < 0.01
+            assert (dev.max_blocks_per_sm, dev.smem_per_block) == (known.max_blocks_per_sm, known.smem_per_block)
+    if dev.cc >= (8, 0): assert dev.smem_reserved_per_block == 1024      # what the model and pipelined's checks assume
+    from cudamm.dispatch import current_device
+    assert current_device() == current_device(cuda.get_current_device().id) == dev
+
+
+def test_split_products_stay_right_while_kept_buffers_are_dropped(monkeypatch):
+    """Two kept buffers at most: calls of three sizes on one stream take turns, so each call may drop the buffer
+    of one still queued; every result must be right (a dropped buffer is freed only when no launch holds it)."""
+    torch = pytest.importorskip("torch")
+    from cudamm.kernels import shapes
+    monkeypatch.setattr(shapes, "_KEPT", shapes._Kept())
+    monkeypatch.setattr(shapes, "KEEP_BUFFERS", 2)
+    spec, cfg = get_kernel("splitk"), tile_config("64x64", BK=16, SPLITK=4)
+    sizes = [(512, 512, 2048), (1024, 1024, 2048), (2048, 2048, 2048)]
+    ops = [(torch.randn(m, k, device="cuda"), torch.randn(k, n, device="cuda")) for m, n, k in sizes]
+    outs = []
+    for _ in range(3):
+        for a, b in ops: outs.append((a, b, spec.launch(a, b, torch.empty(a.shape[0], b.shape[1], device="cuda"), cfg)))
+    torch.cuda.synchronize()
+    assert len(shapes._KEPT.buffers) <= 2
+    for a, b, c in outs:
+        ref = a.double() @ b.double()
+        assert float(torch.linalg.norm(c.double() - ref) / torch.linalg.norm(ref)) < 1e-5

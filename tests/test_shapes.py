@@ -65,7 +65,7 @@ def test_waves_decide_the_tile():
     cfg = spec.check()
     for gpu, slots in (("T4", 80), ("H100", 264)):
         dev = dispatch.KNOWN_GPUS[gpu]
-        per_sm = dispatch._blocks_per_sm(dev, 128, dispatch._registers("pipelined", cfg), spec.static_smem(cfg))
+        per_sm = dev.blocks_per_sm(128, spec.registers(cfg), spec.static_smem(cfg))
         assert dev.sms * per_sm == slots, gpu
     t4, h100 = dispatch.model_choice(1024, 1024, 1024, dispatch.KNOWN_GPUS["T4"]), \
                dispatch.model_choice(1024, 1024, 1024, dispatch.KNOWN_GPUS["H100"])
@@ -76,7 +76,7 @@ def test_waves_decide_the_tile():
 def test_dispatch_exports_the_model():
     "The model lives in `cudamm.dispatch_model` (appendix 98); every name of it is importable from `cudamm.dispatch`."
     from cudamm import dispatch_model
-    for name in [*dispatch_model.__all__, "_blocks_per_sm", "_registers", "_stream_time"]:
+    for name in dispatch_model.__all__:
         assert getattr(dispatch, name) is getattr(dispatch_model, name), name
     assert set(dispatch_model.__all__) <= set(dispatch.__all__)
 
@@ -88,6 +88,30 @@ def test_the_model_imports_nothing_above_it():
             "print(sorted(m for m in ('cudamm.dispatch', 'cudamm.bench', 'cudamm.matmul') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip().splitlines()[-1] == "[]", out
+
+
+def test_buffers_are_bounded(monkeypatch):
+    """Workspaces and counters are kept per key and size class, and dropped least recently used first beyond
+    `KEEP_BUFFERS` buffers or `KEEP_BYTES` bytes; a request that fits its class's buffer reuses it."""
+    from cudamm.kernels import shapes
+    monkeypatch.setattr(shapes, "_KEPT", shapes._Kept())
+    monkeypatch.setattr(shapes, "KEEP_BYTES", 1 << 20)
+    monkeypatch.setattr(shapes, "KEEP_BUFFERS", 4)
+    kept = shapes._KEPT
+    small = shapes.workspace(3000)
+    assert shapes.workspace(2500) is small and shapes.workspace(3000, stream=7) is not small   # per stream
+    assert shapes.workspace(5000) is not small                                   # another size class
+    grown = shapes.workspace(4000)                                               # 3000's class, grown
+    assert grown is not small and grown.nbytes >= 4000 and shapes.workspace(3000) is grown
+    for i in range(10): shapes.workspace(100, stream=100 + i)
+    assert len(kept.buffers) == 4                                               # the oldest dropped
+    big = shapes.workspace(3 << 20)                                    # larger than the bound: made, and kept alone
+    assert big.nbytes >= 3 << 20 and list(kept.buffers.values()) == [big]
+    shapes.workspace(100)
+    assert len(kept.buffers) == 1 and kept.nbytes == sum(b.nbytes for b in kept.buffers.values())
+    counts = shapes.counters(5)
+    assert counts.shape == (1, 1024) and not counts.copy_to_host().any() and shapes.counters(700) is counts
+    assert shapes.counters(5000).shape[1] >= 5000
 
 
 @pytest.mark.parametrize("gpu", ["NVIDIA H100 80GB HBM3", "NVIDIA H200"])

@@ -1,0 +1,153 @@
+"""Dispatch loops over the registry: each kernel says in its own chapter what it offers the model, its registers and
+its cost (`KernelSpec.offers`, `registers`, `cost`); dispatch names no kernel; its decisions are those recorded
+before it did (`tests/data/dispatch_before.json`, made by `tests/dispatch_record.py`)."""
+import io, json, math, re, tokenize
+from pathlib import Path
+
+import numpy as np
+import pytest
+from numba import cuda, float32
+
+from cudamm import dispatch
+from cudamm.kernels import REGISTRY, KernelSpec, chapter_modules, register
+
+ROOT = Path(__file__).resolve().parents[1]
+BEFORE = Path(__file__).parent / "data" / "dispatch_before.json"
+
+
+def test_dispatch_decides_as_before():
+    """Every recorded shape, on four GPUs of the model and with the shipped H100 and H200 tables: the same candidates
+    in the same order, the same predicted ms (to 1e-9), the same choices and shortlists."""
+    from dispatch_record import record
+    before, now = json.loads(BEFORE.read_text()), record()
+    named_before = lambda i: before["configs"][i]
+    named_now = lambda i: now["configs"][i]
+    assert [s["shape"] for s in now["shapes"]] == [s["shape"] for s in before["shapes"]]
+    for was, is_ in zip(before["shapes"], now["shapes"]):
+        shape = was["shape"]
+        assert list(map(named_now, is_["candidates"])) == list(map(named_before, was["candidates"])), shape
+        for gpu in before["gpus"]:
+            for old, new in zip(was["ms"][gpu], is_["ms"][gpu], strict=True):
+                assert new == pytest.approx(old, rel=1e-9), (shape, gpu)
+            assert named_now(is_["model"][gpu][0]) == named_before(was["model"][gpu][0]), (shape, gpu)
+            assert is_["model"][gpu][1] == pytest.approx(was["model"][gpu][1], rel=1e-9)
+            assert sorted(map(named_now, is_["shortlist"][gpu])) == sorted(map(named_before, was["shortlist"][gpu]))
+        for table in before["tables"]:
+            (k0, c0, s0, ms0), (k1, c1, s1, ms1) = was["table"][table], is_["table"][table]
+            assert (k1, c1, s1) == (k0, c0, s0), (shape, table)
+            assert ms1 == pytest.approx(ms0, rel=1e-9) or (math.isnan(ms0) and math.isnan(ms1))
+
+
+def _elementwise(BLOCK):
+    def kernel(a, b, c):
+        col, row = cuda.grid(2)
+        if row < c.shape[0] and col < c.shape[1]:
+            acc = float32(0)
+            for i in range(a.shape[1]): acc += a[row, i] * b[i, col]
+            c[row, col] = acc
+    return kernel
+
+
+def _toy(**hooks) -> KernelSpec:
+    return KernelSpec("toy", "99_test_toy", _elementwise, dict(BLOCK=16), block=lambda cfg: (cfg.BLOCK, cfg.BLOCK),
+                      tile=lambda cfg: (cfg.BLOCK, cfg.BLOCK), **hooks)
+
+
+@pytest.fixture
+def registered():
+    "Register a kernel for one test; take it out again after, and forget the choices made meanwhile."
+    added = []
+    def add(spec):
+        added.append(register(spec)); dispatch.forget(); return spec
+    yield add
+    for spec in added: REGISTRY.pop(spec.name, None)
+    dispatch.forget()
+
+
+def test_a_kernel_that_offers_candidates_is_chosen_without_touching_dispatch(registered, monkeypatch):
+    "The toy is the only kernel that offers anything for this shape: the model chooses it, with its own hooks."
+    toy = registered(_toy(offers=lambda m, n, k: [dict(BLOCK=8), dict(BLOCK=16)] if m * n <= 64 * 64 else []))
+    for name, spec in REGISTRY.items():
+        if spec is not toy: monkeypatch.setattr(spec, "offers", lambda m, n, k: [])
+    h100 = dispatch.KNOWN_GPUS["H100"]
+    assert dispatch.candidates(40, 30, 20) == [("toy", toy.check(dict(BLOCK=8))), ("toy", toy.check())]
+    choice = dispatch.model_choice(40, 30, 20, h100)
+    assert choice.kernel == "toy" and choice.source == "model" and np.isfinite(choice.ms) and choice.ms > 0
+    assert dispatch.candidates(100, 100, 20) == []                 # nothing offered there
+    with pytest.raises(ValueError, match="no registered kernel offers"): dispatch.model_choice(100, 100, 20, h100)
+    # the defaults: registers not counted, the cost one tiled kernel's waves over all of k
+    assert toy.registers(toy.check()) == 0
+    est = dispatch.Estimate(h100, toy, toy.check(), 40, 30, 20)
+    assert toy.cost(toy.check(), 40, 30, 20, est) == est.waves(20)
+
+
+def test_a_cheap_kernel_wins_among_all_and_matmul_runs_it(registered, monkeypatch):
+    "A kernel whose cost says it is fastest is the model's choice among all registered kernels', and `matmul` runs it."
+    from cudamm import matmul
+    monkeypatch.setenv("CUDAMM_TABLES", "0")
+    toy = registered(_toy(offers=lambda m, n, k: [{}], cost=lambda cfg, m, n, k, model: 1e-9))
+    assert dispatch.choose(20, 12, 7).kernel == "toy"
+    assert {name for name, _ in dispatch.candidates(20, 12, 7)} >= {"toy", "pipelined", "splitk", "fewrows", "fewcols"}
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((20, 7), dtype=np.float32), rng.standard_normal((7, 12), dtype=np.float32)
+    np.testing.assert_allclose(matmul(a, b), a.astype(np.float64) @ b, rtol=1e-5, atol=1e-5)
+
+
+def test_a_kernel_that_offers_nothing_is_chosen_by_a_table_only(tmp_path, monkeypatch):
+    "`smem` (chapter 03) offers nothing: never a candidate of the model, but a table entry naming it is taken."
+    h100 = dispatch.KNOWN_GPUS["H100"]
+    assert REGISTRY["smem"].offers(64, 64, 64) == []
+    assert all(nm != "smem" for shape in [(64, 64, 64), (1, 4096, 4096), (4096, 1, 4096), (1000, 1001, 999)]
+               for nm, _ in dispatch.candidates(*shape))
+    monkeypatch.setenv("CUDAMM_CACHE_DIR", str(tmp_path))
+    path = dispatch.user_table_path(h100.name); path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(dict(format=dispatch.TABLE_FORMAT, entries=[dict(
+        bucket=dispatch.shape_bucket(64, 64, 64), shape=[64, 64, 64], kernel="smem", config={})])))
+    dispatch.forget()
+    try:
+        choice = dispatch.choose(64, 64, 64, h100)
+        assert (choice.kernel, choice.source) == ("smem", "user table")
+    finally: dispatch.forget()
+
+
+FILES = ["cudamm/dispatch.py", "cudamm/dispatch_model.py", "cudamm/bench.py", "cudamm/autotune.py"]
+
+
+@pytest.mark.parametrize("path", FILES)
+def test_no_kernel_names_above_the_kernels(path):
+    "No registered kernel's name as an identifier, in a string or a comment; no import of a kernel's own module."
+    names = sorted(REGISTRY, key=len, reverse=True)
+    word = re.compile(r"(?<![A-Za-z0-9_])(" + "|".join(map(re.escape, names)) + r")(?![A-Za-z0-9_])")
+    src = (ROOT / path).read_text()
+    found = [f"{path}:{tok.start[0]}: {m.group(0)!r} in {tok.line.strip()}"
+             for tok in tokenize.generate_tokens(io.StringIO(src).readline)
+             if tok.type in (tokenize.NAME, tokenize.STRING, tokenize.COMMENT) for m in word.finditer(tok.string)]
+    assert not found, "\n".join(found)
+    modules = re.compile(r"kernels\.(" + "|".join(map(re.escape, chapter_modules())) + r")\b")
+    assert not modules.findall(src), (path, modules.findall(src))
+
+
+def test_choices_are_remembered_per_gpu(tmp_path, monkeypatch):
+    "`choose` keys its memory by the GPU: asking for one GPU never answers with another's choice."
+    monkeypatch.setenv("CUDAMM_CACHE_DIR", str(tmp_path))                # no user table
+    h100, t4 = dispatch.KNOWN_GPUS["H100"], dispatch.KNOWN_GPUS["T4"]
+    dispatch.forget()
+    try:
+        first = dispatch.choose(1024, 1024, 1024, t4)
+        assert dispatch.choose(1024, 1024, 1024, h100) != first          # H100: its shipped table, or its model
+        assert dispatch.choose(1024, 1024, 1024, t4) == first == dispatch.model_choice(1024, 1024, 1024, t4)
+        assert dispatch.current_device() == h100                        # the simulator stands for an H100
+        assert dispatch.choose(1024, 1024, 1024) == dispatch.choose(1024, 1024, 1024, h100)
+    finally: dispatch.forget()
+
+
+def test_moved_names_still_import():
+    "What moved into the kernels' chapters or below dispatch is still importable where it was."
+    from cudamm.dispatch import SPLITS, TILE_EFFICIENCY, UNALIGNED_EFFICIENCY, SUITE, SUITE_SIZES, parse_size
+    from cudamm.bench import SUITE as bench_suite, parse_size as bench_parse
+    from cudamm.kernels.pipelined import TILE_EFFICIENCY as chapter14
+    from cudamm.kernels.shapes import SPLITS as chapter15, splitk_spec
+    assert TILE_EFFICIENCY is chapter14 and SPLITS is chapter15 and 0 < UNALIGNED_EFFICIENCY < 1
+    assert bench_suite is SUITE and bench_parse is parse_size and len(SUITE_SIZES) == 29
+    assert {c.SPLITK for c in splitk_spec.candidates()} == set(SPLITS)   # one grid: tuned over and offered
+    with pytest.raises(AttributeError): dispatch.NO_SUCH_NAME
