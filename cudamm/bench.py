@@ -26,7 +26,7 @@ from .autotune import event_timer
 from .bench_harness import (
     MATMUL, FIELDS, FRONT_SIZES, RESULTS, FRESH, GPU_ONLY, to_records, write_results, load_results, plot_results,
     results_markdown, suite_rows, suite_markdown, plot_suite, output_dir, copy_bandwidth,
-    _pct, _gpu_only_options, _parser, _exit_now)
+    pct_of, gpu_only_options, bench_parser, exit_now)
 _all_ = ["MATMUL", "FIELDS", "FRONT_SIZES", "RESULTS", "FRESH", "GPU_ONLY", "to_records", "write_results",
          "load_results", "plot_results", "results_markdown", "suite_rows", "suite_markdown", "plot_suite", "output_dir",
          "copy_bandwidth"]
@@ -250,7 +250,7 @@ def table(results: list[Result], header: bool = True) -> str:
     lines = [f"{r0.m}×{r0.n}×{r0.k}" + (f" · {environment_line()}" if header else ""),
              f"{'kernel':<{w}} {'ms':>9} {'TFLOP/s':>8} {'% cuBLAS':>9} {'min–max ms':>17} {'rel. error':>10}  status"]
     for r in results:
-        pct = _pct(r, base)
+        pct = pct_of(r, base)
         spread = f"{r.ms_min:.3f}–{r.ms_max:.3f}" if r.ms_min == r.ms_min else ""
         cells = [f"{r.ms:>9.4f}", f"{r.tflops:>8.2f}", f"{pct:>8.1f}%", f"{spread:>17}", f"{r.error:>10.1e}"]
         cells = [" " * len(s) if "nan" in s else s for s in cells]
@@ -303,7 +303,7 @@ SIM_SIZE = (33, 47, 29)
 
 def _simulator_check(p, args) -> int:
     "Without a GPU: every kernel (or those asked for) once in the simulator at `SIM_SIZE`, verified; nothing timed."
-    if given := _gpu_only_options(p, args):
+    if given := gpu_only_options(p, args):
         them = "it" if len(given) == 1 else "them"
         p.error(f"{', '.join(given)}: only a run on a CUDA GPU can honour {them}. Without one nothing is timed or "
                 f"written: each kernel (or those of --kernels) is checked once in numba's simulator at "
@@ -346,7 +346,7 @@ def _run(args, sizes, argv) -> list[Result]:
 # %% ../nbs/13_bench.ipynb #c51e1bff
 def main(argv=None) -> int:
     "`cudamm-bench`: verify, then time every registered kernel and its peers over a sweep of sizes; write table, CSV, JSON, plots."
-    p = _parser(PEERS, main.__doc__)               # the options: appendix 97
+    p = bench_parser(PEERS, main.__doc__)               # the options: appendix 97
     args = p.parse_args(argv)
     if args.list:
         for spec in REGISTRY.values(): print(f"{spec.name:<22} {spec.chapter:<18} {spec.description}")
@@ -365,7 +365,7 @@ def main(argv=None) -> int:
                 "clone of the repository")
     bad = [r for r in _run(args, sizes, argv) if r.status in (Status.failed, Status.wrong)]
     for r in bad: print(f"{r.kernel} at {r.m}×{r.n}×{r.k}: {r.outcome}", file=sys.stderr)
-    if args.profiler and argv is None: _exit_now(1 if bad else 0)   # the command, not a call from Python
+    if args.profiler and argv is None: exit_now(1 if bad else 0)   # the command, not a call from Python
     return 1 if bad else 0
 
 # %% ../nbs/13_bench.ipynb #92b6a99e

@@ -39,25 +39,9 @@ DELIBERATE = {                   # imports that run up a layer on purpose, each 
         "that read `cudamm.__version__` need only the import-time body, which imports compat alone",
 }
 
-EXPECTED_UNTIL_MERGED = {        # removed by the `registry` branch of issue #28: delete these entries after its merge
-    "cudamm.dispatch -> cudamm.bench":
-        "a circle: `cudamm-tune` (dispatch.main) takes `parse_size` from bench, which takes `SUITE` from dispatch",
-    "cudamm.dispatch_model -> cudamm.kernels.warptile._register_need": "dispatch's register estimate of two kernels",
-    "cudamm.dispatch_model -> cudamm.kernels.warptile._register_budget": "dispatch's register estimate of two kernels",
-}
+EXPECTED_UNTIL_MERGED: dict = {}   # edges another branch removes: empty once merged
 
-PRIVATE_IMPORTS = {              # private names imported across modules today: this list should end empty
-    **{f"cudamm.kernels.warptile -> cudamm.source.{name}": "chapter 09's kernel built on the generator's helpers"
-       for name in ("_Src", "_threads", "_warptile_jit", "_register_need", "_register_budget")},
-    **{f"cudamm.kernels.pipelined -> cudamm.kernels.warptile.{name}": "chapter 14 builds on chapter 09's helpers"
-       for name in ("_register_budget", "_register_need", "_threads", "_warptile_jit")},
-    **{f"cudamm.kernels.shapes -> cudamm.kernels.warptile.{name}": "chapter 15 builds on chapter 09's helpers"
-       for name in ("_Src", "_threads", "_warptile_jit")},
-    **{f"cudamm.dispatch -> cudamm.dispatch_model.{name}": "dispatch's model, kept in appendix 98"
-       for name in ("_blocks_per_sm", "_registers", "_stream_time")},
-    **{f"cudamm.bench -> cudamm.bench_harness.{name}": "chapter 13's command line, built in appendix 97"
-       for name in ("_pct", "_gpu_only_options", "_parser", "_exit_now")},
-}
+PRIVATE_IMPORTS: dict = {}        # private names imported across modules: none
 
 
 def module_name(path: Path, root: Path = PACKAGE) -> str:

@@ -14,7 +14,7 @@ from ..intrinsics import namespace, compile_source, source_name, cp_async16, cp_
 from ..utils import cdiv
 from .core import COURSE_GPU, MAX_STATIC_SMEM, Geometry, autotune, register, rows_aligned
 from .warptile import (WARPTILE_CONSTRAINTS, AlignedKernelSpec, WarptileSource, warp_shape, warptile,
-                                     _register_budget, _register_need, _threads, _warptile_jit)
+                                     register_budget, register_need, warptile_threads, warptile_jit_options)
 
 import dataclasses
 
@@ -99,9 +99,9 @@ def _smem_bytes(cfg): return cfg.STAGES * (cfg.BM + cfg.BN) * cfg.BK * 4
 loops_spec = AlignedKernelSpec(        # not registered: the chapter's readable kernel, checked and inspected below
     "pipeline_loops", "14_cublas", pipeline_loops,
     dict(BM=128, BN=128, BK=8, WM=64, WN=64, WNITER=2, TM=8, TN=4, MINB=1, STAGES=3, AT=True),
-    block=lambda cfg: (_threads(cfg),),
+    block=lambda cfg: (warptile_threads(cfg),),
     constraints=(*WARPTILE_CONSTRAINTS.values(), ("a pipeline has 2 to 4 stages", lambda c: 2 <= c.STAGES <= 4)),
-    static_smem=_smem_bytes, jit_options=_warptile_jit,   # no 16-byte loads: fragments are read 4 bytes at a time
+    static_smem=_smem_bytes, jit_options=warptile_jit_options,   # no 16-byte loads: fragments are read 4 bytes at a time
     general=lambda STAGES, AT, **cfg: warptile(**cfg, VEC=False),   # rows off 16-byte boundaries: chapter 09's
     description="the cp.async pipeline written with loops")
 
@@ -228,13 +228,13 @@ class PipelinedKernelSpec(AlignedKernelSpec):
 # %% ../../nbs/14_cublas.ipynb #c1c5efe1
 def _pipelined_registers(c):
     "Chapter 09's estimate, without the prefetched chunks under ASYNC; AT=False holds four k steps of A, not two."
-    return _register_need(c, chunks_in_registers=not c.ASYNC) + (0 if c.AT else 2 * warp_shape(**c)["RM"])
+    return register_need(c, chunks_in_registers=not c.ASYNC) + (0 if c.AT else 2 * warp_shape(**c)["RM"])
 
 PIPELINED_CONSTRAINTS = {**WARPTILE_CONSTRAINTS,       # chapter 09's, its register estimate replaced, and four more
     "registers": ("registers: MINB blocks of these threads per SM leave min(255, 65536/(threads·MINB)) per thread, "
                   "fewer than the accumulators, the fragments (four k steps of A with AT=False, else two), the "
                   "prefetched chunks (none with ASYNC) and ~24 for indices need",
-                  lambda c: _pipelined_registers(c) <= _register_budget(c)),
+                  lambda c: _pipelined_registers(c) <= register_budget(c)),
     "stages": ("ASYNC=True pipelines 2 to 4 stages; ASYNC=False (chapter 09's register prefetch) has 1 or 2",
                lambda c: 2 <= c.STAGES <= 4 if c.ASYNC else c.STAGES in (1, 2)),
     "dynamic": ("DYN=True (dynamic shared memory) is for the cp.async pipeline: ASYNC=True",
@@ -258,7 +258,7 @@ REGISTER_MARGIN = 40         # registers the model adds to chapter 09's estimate
 
 def warptiled_registers(cfg) -> int:
     "Registers per thread the model assumes for chapter 09's kernels: the estimated need and a margin, within budget."
-    return min(_register_need(cfg) + REGISTER_MARGIN, _register_budget(cfg))
+    return min(register_need(cfg) + REGISTER_MARGIN, register_budget(cfg))
 
 def warptiled_seconds(cfg, m: int, n: int, k: int, model, slices: int = 1) -> float:
     "The model's time: waves of block tiles over k/`slices` in whole BK steps, at the tile's efficiency."
@@ -288,10 +288,10 @@ pipelined_spec = register(PipelinedKernelSpec(
     # chapter 09's register prefetch with the grouped launch order; the cp.async pipeline (ASYNC=True) measured slower
     dict(BM=128, BN=128, BK=8, WM=64, WN=64, WNITER=2, TM=8, TN=4, MINB=1, STAGES=1, ASYNC=False, GM=16, DYN=False,
          AT=True),
-    block=lambda cfg: (_threads(cfg),), constraints=tuple(PIPELINED_CONSTRAINTS.values()),
+    block=lambda cfg: (warptile_threads(cfg),), constraints=tuple(PIPELINED_CONSTRAINTS.values()),
     static_smem=lambda cfg: 0 if cfg.DYN else _smem_bytes(cfg),
     dynamic_smem=lambda cfg, m, n, k: _smem_bytes(cfg) if cfg.DYN else 0,
-    jit_options=_warptile_jit,
+    jit_options=warptile_jit_options,
     vector_loads=True, general=lambda **cfg: pipelined(**cfg, VEC=False),
     offers=_its_default, registers=warptiled_registers, cost=warptiled_seconds,
     description="warptiling, grouped launch order for L2 reuse; optional cp.async pipeline"))

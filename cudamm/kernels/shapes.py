@@ -22,8 +22,8 @@ from ..utils import cdiv, simulating
 from ..intrinsics import namespace, compile_source, source_name
 from .core import (MAX_GRID_Y, MAX_STATIC_SMEM, SIGNATURE, Geometry, KernelSpec, autotune,
                                  cover_by_columns, driver_launch, get_kernel, register, rows_aligned, space_of)
-from .warptile import (WARPTILE_CONSTRAINTS, AlignedKernelSpec, WarptileSource, _Src, _threads,
-                                     _warptile_jit)
+from .warptile import (WARPTILE_CONSTRAINTS, AlignedKernelSpec, WarptileSource, SourceLines, warptile_threads,
+                                     warptile_jit_options)
 from .pipelined import warptiled_registers, warptiled_seconds   # chapter 14's place in dispatch
 
 # %% ../../nbs/15_every_shape.ipynb #fcb797e1
@@ -305,8 +305,8 @@ def _splitk_seconds(cfg, m: int, n: int, k: int, model) -> float:
 
 splitk_spec = register(PadSpec(
     "splitk", "15_every_shape", splitk, tile_config("64x64", BK=16, SPLITK=4, PAD=False),
-    block=lambda cfg: (_threads(cfg),), grid=_with_slices, constraints=SPLITK_CONSTRAINTS,
-    static_smem=lambda cfg: (cfg.BM + cfg.BN) * cfg.BK * 4, jit_options=_warptile_jit, vector_loads=True,
+    block=lambda cfg: (warptile_threads(cfg),), grid=_with_slices, constraints=SPLITK_CONSTRAINTS,
+    static_smem=lambda cfg: (cfg.BM + cfg.BN) * cfg.BK * 4, jit_options=warptile_jit_options, vector_loads=True,
     general=lambda **cfg: splitk(**cfg, VEC=False),
     offers=_splitk_offers, registers=warptiled_registers, cost=_splitk_seconds,
     description="chapter 09's kernel on any block tile, k split into SPLITK slices added in a fixed order"))
@@ -318,7 +318,7 @@ class FewRowsSource:
     add their partial sums in shared memory (warp 0 last, in warp order). Layer z of the grid takes slice z of k."""
     def __init__(self, MT, NW, U, SPLITK=1, VEC=True, **_):
         self.MT, self.NW, self.U, self.S, self.VEC = MT, NW, U, SPLITK, VEC
-        self.s = _Src()
+        self.s = SourceLines()
 
     def text(self) -> str:
         s, MT, NW, U, S = self.s, self.MT, self.NW, self.U, self.S
@@ -424,7 +424,7 @@ class FewColsSource:
         self.NC, self.RW, self.NW, self.S, self.VEC = NC, RW, NW, SPLITK, VEC
         self.P = (NC + 3) // 4                    # 16-byte pieces of a row of B's NC columns
         self.VB = VEC and NC % 4 == 0             # ... loaded 16 bytes at a time
-        self.s = _Src()
+        self.s = SourceLines()
 
     def text(self) -> str:
         s, NC, RW, NW, S = self.s, self.NC, self.RW, self.NW, self.S

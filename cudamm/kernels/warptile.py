@@ -14,8 +14,8 @@ __all__ = ['BOEHM10', 'WARPTILE_CONSTRAINTS', 'LOOPS_CONSTRAINTS', 'warptile_loo
 from ..intrinsics import namespace, compile_source, source_name, u32, u64, lds4, sts4, ldg4x, stg4x
 from .core import KernelSpec, autotune, register
 # the generator (appendix 95); chapters 10, 14 and 15 import these names from here
-from ..source import (WarptileSource, warptile_source, warp_shape, _Src, _threads, _warptile_jit,
-                           _register_need, _register_budget)
+from ..source import (WarptileSource, warptile_source, warp_shape, SourceLines, warptile_threads, warptile_jit_options,
+                           register_need, register_budget)
 
 import dataclasses
 from collections.abc import Callable
@@ -128,23 +128,23 @@ WARPTILE_CONSTRAINTS = {   # by name, so that a chapter extending the kernel can
     "bk": ("BK is a multiple of 4: A is copied in 16-byte chunks along K", lambda c: c.BK % 4 == 0),
     "chunks": ("each thread copies whole 16-byte chunks: BM·BK/4 and BN·BK/4 are multiples of the threads, BK/4 and "
                "BN/4 divide them",
-               lambda c: (n := _threads(c)) > 0 and (c.BM * c.BK // 4) % n == 0 and (c.BN * c.BK // 4) % n == 0
+               lambda c: (n := warptile_threads(c)) > 0 and (c.BM * c.BK // 4) % n == 0 and (c.BN * c.BK // 4) % n == 0
                          and n % (c.BK // 4) == 0 and n % (c.BN // 4) == 0),
     "registers": ("registers: MINB blocks of these threads per SM leave min(255, 65536/(threads·MINB)) per thread, "
                   "fewer than the accumulators, two steps of fragments, the prefetched chunks and ~24 for indices need",
-                  lambda c: _register_need(c) <= _register_budget(c)),
+                  lambda c: register_need(c) <= register_budget(c)),
 }
 
 # %% ../../nbs/09_warptile.ipynb #f0460dc3
 LOOPS_CONSTRAINTS = {**WARPTILE_CONSTRAINTS, "registers": (   # no chunks held across the k-tile: no prefetch here
     "registers: MINB blocks of these threads per SM leave min(255, 65536/(threads·MINB)) per thread, fewer than the "
     "accumulators, two steps of fragments and ~24 for indices need",
-    lambda c: _register_need(c, chunks_in_registers=False) <= _register_budget(c))}
+    lambda c: register_need(c, chunks_in_registers=False) <= register_budget(c))}
 
 warptile_loops_spec = register(AlignedKernelSpec(
-    "warptile_loops", "09_warptile", warptile_loops, dict(BOEHM10), block=lambda cfg: (_threads(cfg),),
+    "warptile_loops", "09_warptile", warptile_loops, dict(BOEHM10), block=lambda cfg: (warptile_threads(cfg),),
     constraints=tuple(LOOPS_CONSTRAINTS.values()), static_smem=lambda cfg: (cfg.BM + cfg.BN) * cfg.BK * 4,
-    jit_options=_warptile_jit, vector_loads=True, general=lambda **cfg: warptile_loops(**cfg, VEC=False),
+    jit_options=warptile_jit_options, vector_loads=True, general=lambda **cfg: warptile_loops(**cfg, VEC=False),
     description="warptiling by hand (Boehm's kernel 10): loops, unsigned flat indices, 16-byte loads"))
 
 # %% ../../nbs/09_warptile.ipynb #049cd033
@@ -231,8 +231,8 @@ def boehm10(BM, BN, BK, WM, WN, WNITER, TM, TN, MINB=1):
 
 # %% ../../nbs/09_warptile.ipynb #3458cdf5
 boehm10_spec = KernelSpec(                   # not registered: the chapter's starting point, measured beside the rest
-    "boehm10", "09_warptile", boehm10, dict(BOEHM10), block=lambda cfg: (_threads(cfg),),
-    static_smem=lambda cfg: (cfg.BM + cfg.BN) * cfg.BK * 4, jit_options=_warptile_jit,
+    "boehm10", "09_warptile", boehm10, dict(BOEHM10), block=lambda cfg: (warptile_threads(cfg),),
+    static_smem=lambda cfg: (cfg.BM + cfg.BN) * cfg.BK * 4, jit_options=warptile_jit_options,
     description="Boehm's kernel 10 ported as written: 2-D indexing, loops, scalar loads")
 
 # %% ../../nbs/09_warptile.ipynb #94c19deb
@@ -257,10 +257,10 @@ def warptile_variant(name: str, defaults: dict = BOEHM10, chapter="09_warptile",
     else: factory = warptile
     stages = options.get("STAGES", 1)
     return AlignedKernelSpec(
-        name, chapter, factory, dict(defaults), block=lambda cfg: (_threads(cfg),),
+        name, chapter, factory, dict(defaults), block=lambda cfg: (warptile_threads(cfg),),
         constraints=tuple(WARPTILE_CONSTRAINTS.values()),
         static_smem=lambda cfg: stages * (cfg.BM + cfg.BN) * cfg.BK * 4,
-        jit_options=_warptile_jit, vector_loads=vec, general=lambda **cfg: warptile(**cfg, **options, VEC=False),
+        jit_options=warptile_jit_options, vector_loads=vec, general=lambda **cfg: warptile(**cfg, **options, VEC=False),
         description=description)
 
 # %% ../../nbs/09_warptile.ipynb #56d72a07
