@@ -7,8 +7,8 @@ Docs: https://cudamm.github.io/cudamm/bench_harness.html.md"""
 # %% auto #0
 __all__ = ['FIELDS', 'MATMUL', 'FAMILIES', 'OTHERS', 'PEER_COLOURS', 'FRONT_SIZES', 'RESULTS', 'FRESH', 'GPU_ONLY', 'pct_of',
            'to_records', 'write_results', 'load_results', 'kernel_families', 'plot_results', 'results_markdown',
-           'suite_rows', 'suite_markdown', 'plot_suite', 'output_dir', 'copy_bandwidth', 'exit_now', 'gpu_only_options',
-           'bench_parser']
+           'suite_rows', 'suite_markdown', 'plot_suite', 'gpu_short_name', 'output_dir', 'copy_bandwidth', 'exit_now',
+           'gpu_only_options', 'bench_parser']
 
 # %% ../nbs/97_bench_harness.ipynb #e8542ef0
 import argparse, csv, datetime, json, math, os, re, sys
@@ -42,7 +42,7 @@ def to_records(results) -> list[dict]:
     return recs
 
 # %% ../nbs/97_bench_harness.ipynb #e725c0d4
-def write_results(results, out_dir="benchmarks/results", settings=None, env=None, plots=True) -> dict:
+def write_results(results, out_dir="benchmarks/results/h100", settings=None, env=None, plots=True) -> dict:
     "Write results.csv, results.json and (with `plots`) the two PNGs into `out_dir`; returns the paths written."
     out = Path(out_dir); out.mkdir(parents=True, exist_ok=True)
     recs = list(results) if not results or isinstance(results[0], dict) else to_records(results)
@@ -222,12 +222,12 @@ def _since(name, records) -> str:
     return f" (ran at {then}; default now {now})"
 
 # %% ../nbs/97_bench_harness.ipynb #2f2eda6a
-def results_markdown(src=None, image_dir="benchmarks/results") -> str:
+def results_markdown(src=None, image_dir="benchmarks/results/h100") -> str:
     "The front page's results block: environment, a table of TF/s and % of cuBLAS, the two plots (placeholder if `src` is None)."
     if src is None:
         return ("**Placeholder: no sweep has been committed yet.** These are not measurements. Run `cudamm-bench "
-                "--update-results` on a GPU, commit `benchmarks/results/`, then `python tools/sync_readme.py --results "
-                "benchmarks/results/results.json` to put the real table and plots here.\n\n"
+                "--update-results` on a GPU, commit `benchmarks/results/<gpu>/`, then `python tools/sync_readme.py "
+                "--results benchmarks/results/<gpu>/results.json` to put the real table and plots here.\n\n"
                 "| kernel | TF/s at 4096³ | % of cuBLAS at 4096³ | % of cuBLAS at 4092³ |\n|---|---|---|---|\n"
                 + "".join(f"| `{nm}` | — | — | — |\n" for nm in ["cuBLAS fp32", "Triton fp32", *REGISTRY]))
     doc = load_results(src)
@@ -317,16 +317,22 @@ def plot_suite(src, out_dir) -> Path:
     return path
 
 # %% ../nbs/97_bench_harness.ipynb #e4d57ba2
-RESULTS = Path("benchmarks/results")       # the committed results, relative to a clone's root
+RESULTS = Path("benchmarks/results")       # the committed results, a folder per GPU, relative to a clone's root
 FRESH = Path("cudamm-results")             # where a run writes by default (git-ignored)
 
 from .dispatch import gpu_slug
 
+def gpu_short_name(gpu: str) -> str:
+    "The folder of a GPU's committed results: its model, lower case (`h100` for 'NVIDIA H100 80GB HBM3')."
+    m = re.search(r"\b([A-Z]+\d+[A-Z]*)\b", gpu)
+    return m[1].lower() if m else gpu_slug(gpu)
+
 def output_dir(out=None, update_results=False, suite=None, gpu: str = "GPU", when=None) -> Path:
-    """Where `cudamm-bench` writes: `out` if given; with `update_results` the committed `benchmarks/results/`
-    (`shapes/` for the suite); otherwise a folder that does not exist yet, `cudamm-results/<gpu>-<date>-<time>/`."""
+    """Where `cudamm-bench` writes: `out` if given; with `update_results` the committed
+    `benchmarks/results/<gpu>/` (`<gpu>/shapes/` for the suite); otherwise a folder that does not exist yet,
+    `cudamm-results/<gpu>-<date>-<time>/`."""
     if out: return Path(out)
-    if update_results: return RESULTS / "shapes" if suite else RESULTS
+    if update_results: return RESULTS / gpu_short_name(gpu) / "shapes" if suite else RESULTS / gpu_short_name(gpu)
     stamp = (when or datetime.datetime.now()).strftime("%Y%m%d-%H%M%S")
     base = FRESH / f"{gpu_slug(gpu)}-{stamp}" if not suite else FRESH / f"{gpu_slug(gpu)}-{stamp}-{suite}"
     path, i = base, 1
@@ -380,8 +386,8 @@ def bench_parser(peers, description: str) -> argparse.ArgumentParser:
                        help=f"folder for results.csv/.json and the plots (default: a new one, "
                             f"{FRESH}/<gpu>-<date>-<time>/)")
     where.add_argument("--update-results", action="store_true",
-                       help=f"write the committed results instead: {RESULTS}/ ({RESULTS}/shapes/ with --suite), from a "
-                            "clone's root")
+                       help=f"write the committed results instead: {RESULTS}/<gpu>/ (<gpu>/shapes/ with --suite; "
+                            "<gpu>: h100, h200, ...), from a clone's root")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--list", action="store_true", help="list the registered kernels (chapter, description) and exit")
     return p

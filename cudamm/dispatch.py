@@ -7,7 +7,7 @@ Docs: https://cudamm.github.io/cudamm/dispatch.html.md"""
 # %% auto #0
 __all__ = ['TABLE_FORMAT', 'SHIPPED', 'candidates', 'Choice', 'model_choice', 'gpu_slug', 'user_table_path', 'shipped_table_path',
            'read_table', 'tables_on', 'shape_bucket', 'nearest_entry', 'current_device', 'choose', 'forget',
-           'shortlist', 'measure_shape', 'tune', 'main', 'FED_THREADS', 'LAUNCH_US', 'MOVED_TO_KERNELS',
+           'shortlist', 'measure_shape', 'table_entry', 'tune', 'main', 'FED_THREADS', 'LAUNCH_US', 'MOVED_TO_KERNELS',
            'STREAM_EFFICIENCY', 'STREAMING_PEAK', 'SUITE', 'SUITE_SIZES', 'TILE_BYTES_IN_FLIGHT',
            'UNKNOWN_TILE_EFFICIENCY', 'Device', 'Estimate', 'FP32_LANES', 'FP32_LANES_MINOR', 'KNOWN_GPUS',
            'parse_size', 'predict_ms', 'stream_time', 'SPLITS', 'TILE_EFFICIENCY', 'UNALIGNED_EFFICIENCY']
@@ -212,7 +212,7 @@ def _best(rows: list[dict]) -> tuple:
     return (min(ours, key=lambda r: r["ms"]) if ours else None,
             next((r["ms"] for r in rows if r["kernel"] == "cuBLAS fp32"), None))
 
-def _entry(shape, rows: list[dict]) -> dict | None:
+def table_entry(shape, rows: list[dict]) -> dict | None:
     "A table's entry for one measured shape: its fastest verified kernel and configuration (None if none was)."
     (m, n, k), (best, cub) = shape, _best(rows)
     if not best: return None
@@ -266,7 +266,7 @@ def tune(shapes=SUITE_SIZES, out=None, log=None, top: int = 8, budget: float | N
               ", ".join("×".join(map(str, s)) for s in shapes if s not in by_shape))
     measured = [dict(shape=list(s), rows=by_shape[s]) for s in shapes if s in by_shape]    # in the order asked
     for item in measured:
-        if entry := _entry(item["shape"], item["rows"]): entries[entry["bucket"]] = entry
+        if entry := table_entry(item["shape"], item["rows"]): entries[entry["bucket"]] = entry
     path.parent.mkdir(parents=True, exist_ok=True)
     with locked(path):
         old = read_table(path)

@@ -20,11 +20,11 @@ from .inspect import inspect, ptxas_info, resolve, sass_lines
 MACHINES = {      # per GPU; `source`: derived from widths and clocks, or measured (and where: benchmarks/...)
     "H100": dict(name="NVIDIA H100 80GB HBM3", cc=(9, 0), sms=132, fp32_lanes=128, clock_mhz=1980,
                  smem_bytes_per_clock=128, dram_gbs=3033.9, l2_gbs=None,
-                 source=dict(fp32="derived", smem="derived", dram="measured copy, results/shapes",
+                 source=dict(fp32="derived", smem="derived", dram="measured copy, results/h100/shapes",
                              l2="not measured yet: benchmarks/experiments/roofs/run.py measures it")),
     "H200": dict(name="NVIDIA H200", cc=(9, 0), sms=132, fp32_lanes=128, clock_mhz=1980,
                  smem_bytes_per_clock=128, dram_gbs=4289.9, l2_gbs=None,
-                 source=dict(fp32="derived", smem="derived", dram="measured copy, results/shapes_h200",
+                 source=dict(fp32="derived", smem="derived", dram="measured copy, results/h200/shapes",
                              l2="not measured yet: benchmarks/experiments/roofs/run.py measures it"))}
 
 ROOFS_DIR = Path(cudamm.__file__).resolve().parent.parent / "benchmarks" / "experiments" / "roofs"   # in a clone only
@@ -168,7 +168,7 @@ def predict(kernel, config=None, m: int = 4096, n: int = 4096, k: int = 4096, gp
     return Prediction(spec.name, dict(cfg), (m, n, k), gpu, roofs, how, missing, {"global": g, "shared": s})
 
 # %% ../nbs/99_model.ipynb #b26078c7
-COMMITTED = Path(cudamm.__file__).resolve().parent.parent / "benchmarks" / "results"   # in a clone only
+COMMITTED = Path(cudamm.__file__).resolve().parent.parent / "benchmarks" / "results" / "h100"   # in a clone only
 
 def _read(path, default: str) -> dict:
     path = Path(path) if path else COMMITTED / default
@@ -186,7 +186,7 @@ def measured(kernels, sizes=(4096, 4092), results=None) -> str:
     doc = _read(results, "results.json")
     by = {(r["kernel"], r["m"]): r for r in doc["results"] if r["m"] == r["n"] == r["k"]}
     lines = [f"`cudamm-bench` on the {doc['environment']['gpu']}, {doc['environment']['date'][:10]} "
-             "(`benchmarks/results/results.json`):", "",
+             "(`benchmarks/results/h100/results.json`):", "",
              "| kernel | " + " | ".join(f"{s}³" for s in sizes) + " |", "|---|" + "---|" * len(sizes)]
     for name in ["cuBLAS fp32", *kernels]:
         cells, note = [], ""

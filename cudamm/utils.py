@@ -197,8 +197,8 @@ _l2_buffers = {}
 def flush_l2():
     """Evict whatever the last kernel left in this GPU's L2 cache and leave it holding clean lines: write one buffer
     twice the size of the L2, then read another. (After the writes alone the L2 is full of dirty lines, and the timed
-    kernel pays for writing them back: `benchmarks/results/l2_flush.txt` measures 4–9 µs more per call on an H100 for
-    memory-bound products.)"""
+    kernel pays for writing them back: `benchmarks/experiments/l2_flush/l2_flush_h100.txt` measures 4–9 µs more per
+    call on an H100 for memory-bound products.)"""
     dev = cuda.get_current_device()
     size = 2 * getattr(dev, "L2_CACHE_SIZE", 64 << 20) // 4
     bufs = _l2_buffers.get(dev.id)

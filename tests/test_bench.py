@@ -73,7 +73,7 @@ def test_results_markdown(tmp_path):
     note = f" (ran at BM=128; default now BM={REGISTRY['blocktile2d'].defaults['BM']})"   # the fake ran at BM=128
     assert f"| `blocktile2d`{note if REGISTRY['blocktile2d'].defaults['BM'] != 128 else ''} | 28.0 | 56% | 56% | 50% |" in md
     assert "| `broken` | — | wrong | — | — |" in md
-    assert "![% of cuBLAS](benchmarks/results/pct_cublas_4096.png)" in md
+    assert "![% of cuBLAS](benchmarks/results/h100/pct_cublas_4096.png)" in md                 # the front page's: H100
     ph = results_markdown(None)
     assert ph.startswith("**Placeholder") and all(f"`{nm}`" in ph for nm in REGISTRY)
 
@@ -187,14 +187,16 @@ def test_command_writes_a_new_folder_unless_asked(fake_gpu, tmp_path, monkeypatc
     assert e.value.code == 2 and "from the root of a clone" in capsys.readouterr().err
     assert not (tmp_path / "benchmarks").exists()
     (tmp_path / "benchmarks" / "results").mkdir(parents=True)                   # a clone's root: now it may
-    assert main([*argv, "--update-results"]) == 0 and (tmp_path / "benchmarks/results/results.json").exists()
+    assert main([*argv, "--update-results"]) == 0                              # into this GPU's folder
+    assert (tmp_path / "benchmarks/results/made_up_gpu/results.json").exists()
     assert len(list((tmp_path / "cudamm-results").iterdir())) == 1
 
 
 def test_bench_reexports_the_harness():
     "The harness (appendix 97) is importable from cudamm.bench, name for name; it imports nothing of cudamm.bench."
     from cudamm import bench, bench_harness
-    helpers = {"FAMILIES", "OTHERS", "PEER_COLOURS", "kernel_families", "pct_of", "gpu_only_options", "bench_parser", "exit_now"}
+    helpers = {"FAMILIES", "OTHERS", "PEER_COLOURS", "kernel_families", "pct_of", "gpu_only_options", "bench_parser",
+               "exit_now", "gpu_short_name"}
     assert set(bench_harness.__all__) - helpers <= set(bench.__all__)          # the command's own helpers stay there
     for name in bench.__all__: assert hasattr(bench, name), name
     assert bench.write_results is bench_harness.write_results and bench.MATMUL == "cudamm.matmul"

@@ -111,7 +111,8 @@ def test_bench_writes_a_fresh_folder_by_default(tmp_path, monkeypatch):
     assert not now.exists() and RESULTS not in (now, *now.parents) and now.parts[0] == "cudamm-results"
     assert output_dir(suite="shapes", when=when).name == "gpu-20261122-093005-shapes"
     # the committed folders only when asked; --out wins
-    assert output_dir(update_results=True) == RESULTS == Path("benchmarks/results")
-    assert output_dir(update_results=True, suite="shapes") == RESULTS / "shapes"
+    assert RESULTS == Path("benchmarks/results")                                 # a folder per GPU below it
+    assert output_dir(update_results=True, gpu="NVIDIA H100 80GB HBM3") == RESULTS / "h100"
+    assert output_dir(update_results=True, suite="shapes", gpu="NVIDIA H200") == RESULTS / "h200" / "shapes"
     assert output_dir(out="elsewhere") == Path("elsewhere")
     assert "cudamm-results/" in (ROOT / ".gitignore").read_text().splitlines()             # never committed by mistake

@@ -64,9 +64,9 @@ def test_predict_writes_the_file(tmp_path, capsys):
 
 
 def test_committed_predictions_cover_every_kernel():
-    "benchmarks/results/predictions.json is regenerated (tools/predict.py) whenever a kernel is added."
+    "benchmarks/results/h100/predictions.json is regenerated (tools/predict.py) whenever a kernel is added."
     from cudamm.kernels import REGISTRY
-    doc = json.loads((ROOT / "benchmarks" / "results" / "predictions.json").read_text())
+    doc = json.loads((ROOT / "benchmarks" / "results" / "h100" / "predictions.json").read_text())
     assert [p["kernel"] for p in doc["predictions"]] == list(REGISTRY), "run: python tools/predict.py"
     for p in doc["predictions"]:
         assert p["config"] == dict(REGISTRY[p["kernel"]].defaults), f"{p['kernel']}: run python tools/predict.py"

@@ -53,24 +53,29 @@ def test_drift_is_found_and_repaired(copy, capsys):
     with pytest.raises(SystemExit, match="lacks the block"): sync_readme.check(copy)
 
 
-def test_results_from_a_sweep(copy, tmp_path):
+def test_results_from_a_sweep(copy, tmp_path_factory):
     from cudamm.bench import Result, write_results
     rs = [Result("cuBLAS fp32", 4096, 4096, 4096, ms=2.75, error=1e-6, peer=True),
           Result("naive", 4096, 4096, 4096, ms=100.0, error=1e-6)]
-    write_results(rs, tmp_path / "res", env=dict(gpu="made-up GPU", date="2026-01-01"), plots=False)
+    results = copy / "benchmarks" / "results" / "x100"           # a GPU's folder: the block's images and links name it
+    write_results(rs, results, env=dict(gpu="made-up GPU", date="2026-01-01"), plots=False)
     src = copy / "index.py"
     src.write_text("# %% [markdown]\n# ## Results\n#\n# <!-- results -->\n# old\n# <!-- /results -->\n")
-    sync_readme.main(["--root", str(copy), "--results", str(tmp_path / "res" / "results.json"), "--authoring", str(src)])
+    sync_readme.main(["--root", str(copy), "--results", str(results / "results.json"), "--authoring", str(src)])
     assert sync_readme.check(copy) == []
     nb = sync_readme.blocks(sync_readme.index_markdown(copy / "nbs" / "index.ipynb"))["results"]
     md = sync_readme.blocks((copy / "README.md").read_text())["results"]
     # the notebook (and so the docs site) links no image outside nbs/: the README alone shows the plot files
-    assert "<!-- readme: ![% of cuBLAS](benchmarks/results/pct_cublas_4096.png) -->" in nb
-    assert "\n![% of cuBLAS](benchmarks/results/pct_cublas_4096.png)\n" in md and "<!-- readme:" not in md
-    assert f"]({sync_readme.GITHUB_BLOB}benchmarks/results/results.csv)" in nb and "](../" not in nb
+    assert "<!-- readme: ![% of cuBLAS](benchmarks/results/x100/pct_cublas_4096.png) -->" in nb
+    assert "\n![% of cuBLAS](benchmarks/results/x100/pct_cublas_4096.png)\n" in md and "<!-- readme:" not in md
+    assert f"]({sync_readme.GITHUB_BLOB}benchmarks/results/x100/results.csv)" in nb and "](../" not in nb
     assert "| `naive` | 1.4 | 3% |" in md and "made-up GPU" in md and "Placeholder" not in md
     assert "# | `naive` | 1.4 | 3% |" in src.read_text() and "old" not in src.read_text()
     json.loads((copy / "nbs" / "index.ipynb").read_text())          # still a notebook
+    elsewhere = tmp_path_factory.mktemp("elsewhere")                  # outside the repository: no image would resolve
+    write_results(rs, elsewhere, env=dict(gpu="made-up GPU", date="2026-01-01"), plots=False)
+    with pytest.raises(SystemExit, match="not inside the repository"):
+        sync_readme.main(["--root", str(copy), "--results", str(elsewhere / "results.json")])
 
 
 def test_readme_links_resolve():

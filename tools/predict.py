@@ -1,17 +1,20 @@
 #!/usr/bin/env python
-"""Predict every registered kernel's TF/s with `cudamm.model` and write `benchmarks/results/predictions.json`.
+"""Predict every registered kernel's TF/s with `cudamm.model` and write `benchmarks/results/<gpu>/predictions.json`.
 
 Runs on the CPU: each kernel is compiled for its SASS (seconds for a chapter's kernel, longer for the generated
 ones), which is why the front page reads this file instead of compiling. Progress goes to stderr.
 
-    python tools/predict.py                                  # every kernel at 4096³ on the H100's numbers
+    python tools/predict.py                                  # every kernel at 4096³ on the H100's numbers: h100/
     python tools/predict.py --kernels naive smem --out /tmp/p.json
 """
 import argparse, json, sys, time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-OUT = ROOT / "benchmarks" / "results" / "predictions.json"
+RESULTS = ROOT / "benchmarks" / "results"          # a folder per GPU: h100/, h200/
+
+
+def default_out(gpu: str) -> Path: return RESULTS / gpu.lower() / "predictions.json"
 
 
 def predictions(names, size, gpu, on_done=None) -> dict:
@@ -31,7 +34,8 @@ def main(argv=None) -> int:
     p.add_argument("--kernels", nargs="+", help="registered kernel names (default: all, in course order)")
     p.add_argument("--size", type=int, nargs="+", default=[4096], help="M=N=K, or M N K (default 4096)")
     p.add_argument("--gpu", default="H100", help="a machine of cudamm.model.MACHINES (default H100)")
-    p.add_argument("--out", type=Path, default=OUT, help=f"where to write (default {OUT.relative_to(ROOT)})")
+    p.add_argument("--out", type=Path, default=None,
+                   help="where to write (default: benchmarks/results/<gpu>/predictions.json, <gpu> in lower case)")
     args = p.parse_args(argv)
     if len(args.size) not in (1, 3): p.error("--size takes one number (M=N=K) or three (M N K)")
     size = tuple(args.size * 3 if len(args.size) == 1 else args.size)
@@ -47,9 +51,10 @@ def main(argv=None) -> int:
         print(f"predict: {d['kernel']:<22} {d['tflops']:6.2f} TF/s, {d['bound']} ({time.perf_counter() - start:.0f} s)",
               file=sys.stderr, flush=True)
     doc = predictions(names, size, args.gpu, progress)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
-    print(f"wrote {len(doc['predictions'])} predictions to {args.out}")
+    out = args.out or default_out(args.gpu)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
+    print(f"wrote {len(doc['predictions'])} predictions to {out}")
     return 0
 
 

@@ -6,7 +6,7 @@ index.ipynb is the source: this script copies each block from its markdown cells
 differ between the two pages, because the docs site publishes only what is under nbs/:
 
 - an image that only the README shows (the front page draws its plots in code cells) is written in the notebook
-  as an HTML comment, `<!-- readme: ![alt](benchmarks/results/x.png) -->`, with a link from the repository root;
+  as an HTML comment, `<!-- readme: ![alt](benchmarks/results/h100/x.png) -->`, with a link from the repository root;
   the README gets the bare image line;
 - relative links written for the notebook's folder become links from the repository root: `](../benchmarks/...`
   becomes `](benchmarks/...`, a chapter's page `](00_quickstart.ipynb)` becomes `](nbs/00_quickstart.ipynb)`; the
@@ -16,7 +16,7 @@ Everything outside the blocks (the README's Development section, say) is the REA
 
     python tools/sync_readme.py            # rewrite README.md's blocks from nbs/index.ipynb
     python tools/sync_readme.py --check    # exit 1, with a diff, if README.md is out of step (CI runs this as a test)
-    python tools/sync_readme.py --results benchmarks/results/results.json [--authoring PATH/index.py]
+    python tools/sync_readme.py --results benchmarks/results/h100/results.json [--authoring PATH/index.py]
         # first write the results block from a `cudamm-bench` run into nbs/index.ipynb (and the notebook's
         # jupytext source, if given), then sync the README
 
@@ -106,10 +106,13 @@ def _replace_block(text: str, name: str, body: str) -> str:
 
 
 def set_results(results_json: Path, root: Path = ROOT, authoring: Path | None = None) -> str:
-    "Write the results block, made by `cudamm.bench.results_markdown` from a sweep's JSON, into the index notebook."
+    """Write the results block, made by `cudamm.bench.results_markdown` from a sweep's JSON, into the index notebook;
+    the block's images and links name the JSON's folder (`benchmarks/results/h100/` for the H100's sweep)."""
     sys.path.insert(0, str(root))
     from cudamm.bench import results_markdown
-    body = for_notebook(results_markdown(results_json, image_dir="benchmarks/results"))
+    folder = Path(results_json).resolve().parent
+    if not folder.is_relative_to(root.resolve()): raise SystemExit(f"{results_json}: not inside the repository {root}")
+    body = for_notebook(results_markdown(results_json, image_dir=folder.relative_to(root.resolve()).as_posix()))
     path = root / "nbs" / "index.ipynb"
     nb = json.loads(path.read_text())
     cell = next((c for c in nb["cells"] if c["cell_type"] == "markdown" and "<!-- results -->" in "".join(c["source"])), None)
