@@ -1,6 +1,7 @@
 """m = 1 (1×4096×4096) on a GPU: the experiments that found why one timing call in four was slow, and the check of the
-fix. Usage on a GPU machine: `python tools/launch_cycle.py EXPERIMENT`. Outputs (H100):
-`benchmarks/results/shapes/m1_modes_h100.txt` (modes) and `m1_slow_calls_h100.txt` (the others).
+fix. Outputs (H100), beside this script: `m1_modes_h100.txt` (modes) and `m1_slow_calls_h100.txt` (the others).
+
+    python benchmarks/experiments/launch_cycle/run.py EXPERIMENT          # on a GPU machine
 
 - modes:  fewrows (the H100 table's m = 1 choice), launched as `matmul` does and by numba's dispatcher, and cuBLAS,
           12 timing calls each: median, min, an SM-clock probe before and after, the first 8 launches (µs).
@@ -13,8 +14,12 @@ fix. Usage on a GPU machine: `python tools/launch_cycle.py EXPERIMENT`. Outputs 
 - phase:  E empty launches before each call. If the timed launch keeps its place in a cycle of 4 launches within a
           call and the 3 warm-ups move it by 3, E = 1 puts every call in one place, E = 3 alternates two.
 - spread: the timer as it is (`spread=True`: call i follows i % 4 empty launches) and as it was.
-Every experiment but `spread` runs the timer as it was when it was measured: `spread=False`."""
-import argparse, gc
+Every experiment but `spread` runs the timer as it was when it was measured: `spread=False`.
+
+The recorded runs used the timer's own hold kernel and flush buffers (then private parts of `cudamm.utils`); this
+script defines the same kernels itself (`hold_gpu`, `read_kernel`, buffers of the same size): public names only.
+"""
+import argparse, gc, sys, warnings
 import numpy as np, torch
 from numba import cuda, float32
 import cudamm, cudamm.utils as U
@@ -25,16 +30,35 @@ from cudamm.utils import cdiv, cuda_event_times, random_inputs
 
 M, N, K = 1, 4096, 4096
 CONFIG = dict(MT=1, NW=4, U=4, SPLITK=16)     # the shipped H100 table's choice at m = 1
+ta = tb = tc = PEERS = None                   # the operands and peers, made on the GPU by `setup`
 
-torch.backends.cuda.matmul.allow_tf32 = False
-_a, _b = random_inputs(M, N, K, seed=0)
-ta, tb = torch.from_numpy(_a).cuda(), torch.from_numpy(_b).cuda()
-tc = torch.empty(M, N, device="cuda")
-PEERS = {"cuBLAS": lambda: torch.matmul(ta, tb), "torch.sum(B)": lambda: tb.sum(0)}
+def setup():
+    global ta, tb, tc, PEERS
+    torch.backends.cuda.matmul.allow_tf32 = False
+    _a, _b = random_inputs(M, N, K, seed=0)
+    ta, tb = torch.from_numpy(_a).cuda(), torch.from_numpy(_b).cuda()
+    tc = torch.empty(M, N, device="cuda")
+    PEERS = {"cuBLAS": lambda: torch.matmul(ta, tb), "torch.sum(B)": lambda: tb.sum(0)}
+
 def matmul(): cudamm.matmul(ta, tb)
 
+@cuda.jit
+def hold_gpu(us):
+    "One GPU thread sleeps about `us` microseconds (the timer's hold); `hold_us(0)` is an empty launch."
+    for _ in range(us): cuda.nanosleep(1000)
+
+def hold_us(us: int):
+    with warnings.catch_warnings():            # one thread on purpose: numba's low-occupancy warning is for real work
+        warnings.filterwarnings("ignore", message=r".*Grid size \d+ will likely result in GPU under-utilization")
+        hold_gpu[1, 1](us)
+
+@cuda.jit
+def read_kernel(buf, sink):
+    i = cuda.grid(1)
+    if i < buf.size and buf[i] == float32(-1): sink[0] = float32(1)     # never true (buf holds zeros): only reads
+
 def medians(run, calls: int = 12, **kw) -> list[float]:
-    "Median µs of each of `calls` timing calls of `run` (3 warm-ups, 20 launches), the timer as it was unless `kw` say."
+    "Median µs of each of `calls` timing calls of `run` (3 warm-ups, 20 launches), the old timer unless `kw` say."
     return [float(np.median(cuda_event_times(run, warmup=3, reps=20, **{"spread": False, **kw}))) * 1e3
             for _ in range(calls)]
 
@@ -65,7 +89,8 @@ def modes():
         return float(np.median(cuda_event_times(spin_once, warmup=1, reps=5, flush=False, spread=False))) * 1e3
     ways = {"cuBLAS fp32": PEERS["cuBLAS"], "fewrows, driver": lambda: spec.launch(ta, tb, tc, config=CONFIG),
             "fewrows, numba": fewrows_launch(spec.kernel_for(spec.check(CONFIG), True))}
-    print(f"{M}×{N}×{K}, fewrows {CONFIG}; per call: median, min, SM-clock probe µs before/after, first 8 launches (µs)")
+    print(f"{M}×{N}×{K}, fewrows {CONFIG}; per call: median, min, SM-clock probe µs before/after, "
+          "first 8 launches (µs)")
     for name, run in ways.items():
         for _ in range(4 if name.startswith("cuBLAS") else 12):
             before = sm_clock_probe()
@@ -99,12 +124,13 @@ def loads():
     for name, run in ways.items(): line(name, medians(run), 50)
 
 def flush():
-    shipped = U.flush_l2
+    shipped = U.flush_l2                         # the timer calls U.flush_l2: swapped below
     size = 2 * cuda.get_current_device().L2_CACHE_SIZE // 4
-    extra, sink = cuda.to_device(np.zeros(size, np.float32)), cuda.device_array(1, np.float32)
-    def read(buf): U._read_kernel[cdiv(size, 256), 256](buf, sink)
+    clean, extra = (cuda.to_device(np.zeros(size, np.float32)) for _ in range(2))   # as big as the flush's buffers
+    sink = cuda.device_array(1, np.float32)
+    def read(buf): read_kernel[cdiv(size, 256), 256](buf, sink)
     def write_read_read(): shipped(); read(extra)
-    def reads(): read(U._l2_buffers[cuda.get_current_device().id][1]); read(extra)
+    def reads(): read(clean); read(extra)
     shipped()                                    # the shipped flush's buffers exist from here on
     ways = {**PEERS, "matmul": matmul}
     flushes = [("shipped", shipped), ("write, read, read", write_read_read), ("read, read", reads),
@@ -133,7 +159,7 @@ def timer():
         for i in range(reps):
             if flush == "numba": U.flush_l2()
             elif flush == "torch": flush_w.fill_(1.0); flush_r.sum()   # as flush_l2: write one, read another
-            if hold == "numba": U._hold(300)
+            if hold == "numba": hold_us(300)
             elif hold == "torch": torch.cuda._sleep(600_000)           # about 300 µs of GPU cycles
             start, end = reused[i] if events == "reused" else (cuda.event(), cuda.event())
             start.record(); fn(); end.record(); end.synchronize()
@@ -149,17 +175,24 @@ def phase():
     for E in [0, 1, 2, 3, 1, 0]:
         meds = []
         for _ in range(16):
-            for _ in range(E): U._hold(0)                         # an empty launch
+            for _ in range(E): hold_us(0)                         # an empty launch
             meds += medians(matmul, 1)
         print(f"E = {E}: " + " ".join(f"{x:5.2f}" for x in meds), flush=True)
 
 def spread():
     for on in [False, True]:
-        for name, run in {**PEERS, "matmul": matmul}.items(): line(f"spread={on!s:<5} {name}", medians(run, spread=on), 26)
+        for name, run in {**PEERS, "matmul": matmul}.items():
+            line(f"spread={on!s:<5} {name}", medians(run, spread=on), 26)
 
 EXPERIMENTS = dict(modes=modes, loads=loads, flush=flush, period=period, timer=timer, phase=phase, spread=spread)
 
-if __name__ == "__main__":
+def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("experiment", choices=list(EXPERIMENTS))
-    EXPERIMENTS[p.parse_args().experiment]()
+    args = p.parse_args(argv)
+    if not cudamm.compat.gpu_available(): p.error("needs a CUDA GPU: it times launches on one")
+    setup()
+    EXPERIMENTS[args.experiment]()
+    return 0
+
+if __name__ == "__main__": sys.exit(main())
