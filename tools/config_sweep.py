@@ -69,9 +69,11 @@ def main(argv=None):
     args = p.parse_args(argv)
     t_start = time.time()
 
+    import cudamm
+    if not cudamm.compat.gpu_available(): p.error("needs a CUDA GPU: it times the kernels on one")
     from cudamm.utils import (simulating, cuda, gpu_inputs, reference, assert_matmul_correct, cuda_event_time,
                               cublas_fp32, tflops)
-    if simulating(): sys.exit("config_sweep needs a CUDA GPU (numba's simulator is on).")
+    if simulating(): p.error("needs a CUDA GPU, and numba's simulator is on")
     from cudamm.kernels import get_kernel
     from cudamm.bench import environment
 

@@ -1,20 +1,22 @@
+#!/usr/bin/env python
 """Host time of one small product: torch.matmul, cudamm.matmul and every kernel's `launch` on torch tensors, on the
-same GPU (issue: each ≤ 1.3× torch.matmul at 64×64); then a do_bench-style loop at 512³ for every kernel, which must
-show the kernel's time, not the host's.
+same GPU (each should be ≤ 1.3× torch.matmul at 64×64); then a do_bench-style loop at 512³ for every kernel, which
+must show the kernel's time, not the host's.
 
 Host time = the time the host takes to enqueue one call: N calls are timed while the GPU is held busy (a sleeping
 kernel queued first), so neither the GPU's own time nor a full launch queue can leak into it; the median of 7 such
-rounds.
-Usage on a GPU machine: `python tools/launch_overhead.py [size] [--loop 512]`."""
-import argparse, time
+rounds. Chapter 12 runs it; the record of an H100 run is `benchmarks/results/h100/launch_overhead.txt`.
 
-import torch
-import cudamm
-from cudamm.kernels import REGISTRY
-from cudamm.utils import cuda_event_time, environment
+    python tools/launch_overhead.py                  # 64³, then the loop at 512³ (needs a GPU, torch and Triton)
+    python tools/launch_overhead.py 128 --loop 0     # 128³, no loop
+"""
+import argparse, os, sys, time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))   # this checkout's cudamm
 
 def host_us(fn, n=300, rounds=7):
     "Median over `rounds` of the host µs per call of `fn`, enqueued `n` times behind a kernel that holds the GPU."
+    import torch
     for _ in range(20): fn()
     torch.cuda.synchronize()
     times = []
@@ -26,11 +28,17 @@ def host_us(fn, n=300, rounds=7):
         torch.cuda.synchronize()
     return sorted(times)[rounds // 2]
 
-def main():
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("size", nargs="?", type=int, default=64)
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], epilog=__doc__.split("\n\n", 2)[2],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("size", nargs="?", type=int, default=64, help="M = N = K of the small product (default 64)")
     p.add_argument("--loop", type=int, default=512, help="size of the do_bench-style loop (0: skip it)")
-    args = p.parse_args()
+    args = p.parse_args(argv)
+    import cudamm
+    if not cudamm.compat.gpu_available(): p.error("needs a CUDA GPU: it times host calls that launch on one")
+    import torch
+    from cudamm.kernels import REGISTRY
+    from cudamm.utils import cuda_event_time, environment
     torch.backends.cuda.matmul.allow_tf32 = False
     s = args.size
     a, b = torch.randn(s, s, device="cuda"), torch.randn(s, s, device="cuda")
@@ -63,5 +71,6 @@ def main():
             fn(); torch.cuda.synchronize()
             db, ev = do_bench(fn, warmup=25, rep=100), cuda_event_time(fn)
             print(f"  {name:<22} do_bench {db:7.4f}   events {ev:7.4f}   ratio {db / ev:4.2f}")
+    return 0
 
-if __name__ == "__main__": main()
+if __name__ == "__main__": sys.exit(main())

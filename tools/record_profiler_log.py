@@ -1,3 +1,4 @@
+#!/usr/bin/env python
 """Record a small torch.profiler log on a GPU for tests/test_seed_conventions.py: two seed-style numba kernels
 (`seed_matmul_2d`, `seed_matmul_flat`) launched 5 times each and cuBLAS 3 times, exported as a Chrome trace
 (`prof.export_chrome_trace`), beside the mean kernel times that `cuda_mean_runtime` reads from the live profile
@@ -5,11 +6,13 @@ object. The test then checks that reading the file gives the same means.
 
     python tools/record_profiler_log.py            # writes tests/data/profiler_log_<gpu>.json and .expected.json
 """
-import argparse, json, re
+import argparse, json, os, re, sys
 from pathlib import Path
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))   # this checkout's cudamm
+import cudamm
 from cudamm.utils import cdiv, cublas_fp32, cuda, cuda_mean_runtime, environment, simulating, to_d
 
 
@@ -34,11 +37,13 @@ def seed_matmul_flat(a, b, c, m, n, k, bs):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--out", type=Path, default=Path(__file__).parent.parent / "tests" / "data")
-    p.add_argument("--size", type=int, default=256)
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], epilog=__doc__.split("\n\n", 1)[1],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--out", type=Path, default=Path(__file__).parent.parent / "tests" / "data",
+                   help="folder for profiler_log_<gpu>.json and .expected.json (default: tests/data)")
+    p.add_argument("--size", type=int, default=256, help="M = N = K of the products (default 256)")
     args = p.parse_args(argv)
-    if simulating(): raise SystemExit("record_profiler_log needs a CUDA GPU (numba's simulator is on).")
+    if simulating() or not cudamm.compat.gpu_available(): p.error("needs a CUDA GPU: it profiles kernels on one")
     from torch.profiler import ProfilerActivity, profile
     m = n = k = args.size
     rng = np.random.default_rng(0)

@@ -1,6 +1,15 @@
+#!/usr/bin/env python
 """Run every registered kernel at edge shapes under compute-sanitizer (memcheck, racecheck, synccheck) and fail
-on any report. Usage on a GPU machine: `python tools/sanitize.py [--tools memcheck racecheck] [--kernels a b]`.
-(`--run` is the inner mode: launch the kernels once each, for the sanitizer to watch.)"""
+on any report.
+
+Each tool runs this script again in its inner mode (`--run`: every kernel launched once per shape and configuration,
+each launch after a `== kernel config at shape` marker), so a report is attributed to the kernel whose marker it
+follows. Needs a GPU and compute-sanitizer; `pytest -m "gpu and slow"` runs it. A record of a run on an H100 is
+`benchmarks/results/h100/sanitize_shapes.txt`.
+
+    python tools/sanitize.py                                   # every kernel, the three tools (~8 minutes, H100)
+    python tools/sanitize.py --tools memcheck --kernels splitk fewrows --log /tmp/sanitize
+"""
 import argparse, os, shutil, subprocess, sys, time
 
 EDGE_SHAPES = [(129, 257, 65), (1, 4096, 7), (33, 65, 17), (130, 7, 300)]
@@ -22,7 +31,7 @@ def run_kernels(names):
                 check_kernel(get_kernel(name), *shape, seed=0, config=config)
 
 
-def _attributed(log):
+def attributed(log: str):
     "The kernels (and shapes) under whose marker the sanitizer printed an error."
     current = None
     for line in log.splitlines():
@@ -31,15 +40,21 @@ def _attributed(log):
             yield current or "?"
 
 
-def main():
-    p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("--tools", nargs="+", default=["memcheck", "racecheck", "synccheck"])
-    p.add_argument("--kernels", nargs="+", default=None)
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], epilog=__doc__.split("\n\n", 2)[2],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--tools", nargs="+", default=["memcheck", "racecheck", "synccheck"],
+                   choices=["memcheck", "racecheck", "synccheck", "initcheck"], help="sanitizer tools (default: three)")
+    p.add_argument("--kernels", nargs="+", default=None, help="registered kernel names (default: all)")
     p.add_argument("--log", default=None, help="folder for the full sanitizer logs")
     p.add_argument("--run", action="store_true", help=argparse.SUPPRESS)
-    args = p.parse_args()
+    args = p.parse_args(argv)
     if args.run: return run_kernels(args.kernels)
     sanitizer = shutil.which("compute-sanitizer") or "/usr/local/cuda/bin/compute-sanitizer"
+    if not os.path.exists(sanitizer): p.error("compute-sanitizer is not installed (it comes with the CUDA toolkit)")
+    if args.kernels:
+        from cudamm.kernels import REGISTRY
+        if unknown := [k for k in args.kernels if k not in REGISTRY]: p.error(f"no kernel {', '.join(unknown)}")
     failed = []
     if args.log: os.makedirs(args.log, exist_ok=True)
     for tool in args.tools:
@@ -52,7 +67,7 @@ def main():
         print(f"{tool:<10} exit {out.returncode}  {time.time() - t:5.0f} s  {' '.join(summary) or out.stdout[-300:]}")
         if out.returncode != 0:
             failed.append(tool)
-            bad = sorted({l for l in _attributed(out.stdout)})
+            bad = sorted(set(attributed(out.stdout)))
             print(f"  reports under: {', '.join(bad) or '(before the first kernel)'}")
     return 1 if failed else 0
 
