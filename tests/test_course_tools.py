@@ -16,7 +16,8 @@ def load(path: Path, name: str):
 
 course_stats = load(ROOT / "tools" / "course_stats.py", "course_stats")
 predict_tool = load(ROOT / "tools" / "predict.py", "predict_tool")
-roofs_run = load(ROOT / "benchmarks" / "experiments" / "roofs" / "run.py", "roofs_run")
+ROOFS = ROOT / "benchmarks" / "experiments" / "roofs"
+roofs_run = load(ROOFS / "run.py", "roofs_run")
 
 
 def notebook(path: Path, cells) -> Path:
@@ -72,8 +73,11 @@ def test_committed_predictions_cover_every_kernel():
         assert p["config"] == dict(REGISTRY[p["kernel"]].defaults), f"{p['kernel']}: run python tools/predict.py"
 
 
-def test_roofs_gpu_names():
-    assert [roofs_run.gpu_short_name(n) for n in ("NVIDIA H100 80GB HBM3", "NVIDIA H200", "Tesla T4")] == ["h100", "h200", "t4"]
+def test_roofs_file_is_named_as_run_names_it():
+    "run.py names its file after the GPU as `cudamm-bench --update-results` names a results folder."
+    from cudamm.bench_harness import gpu_short_name
+    doc = json.loads((ROOFS / "roofs_h100.json").read_text())
+    assert (ROOFS / f"roofs_{gpu_short_name(doc['gpu'])}.json").exists()
 
 
 def test_roofs_kernels_compile_for_sm90():

@@ -202,6 +202,16 @@ def test_experiment_sits_beside_its_output(folder):
     assert out.returncode == 0 and out.stdout.lower().startswith("usage"), out.stderr[-1000:]
 
 
+@pytest.mark.parametrize("name, args", [(e.name, ["modes"] if e.name == "launch_cycle" else []) for e in EXPERIMENTS
+                                         if e.name != "cp_async_a_rows"])   # that one verifies in the simulator instead
+def test_experiment_refuses_without_a_gpu(name, args):
+    from cudamm.compat import gpu_available
+    if gpu_available(): pytest.skip("a GPU is here: the experiment would run")
+    out = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "experiments" / name / "run.py"), *args],
+                         capture_output=True, text=True, env=ENV, timeout=300)
+    assert out.returncode == 2 and "needs a CUDA GPU" in out.stderr and "Traceback" not in out.stderr, out.stderr[-1000:]
+
+
 # Results: one folder per GPU
 
 def test_results_are_filed_by_gpu():

@@ -46,9 +46,11 @@ def measure(ncu_metrics, name: str, size: int, groups: dict) -> dict:
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--out", type=Path, default=Path(__file__).parent)
-    p.add_argument("--sizes", type=int, nargs="+", default=SIZES)
+    p.add_argument("--out", type=Path, default=Path(__file__).parent, help="folder for the JSON (default: here)")
+    p.add_argument("--sizes", type=int, nargs="+", default=SIZES, help=f"M = N = K of each profile (default: {' '.join(map(str, SIZES))})")
     args = p.parse_args(argv)
+    import cudamm
+    if not cudamm.compat.gpu_available(): p.error("needs a CUDA GPU and ncu: it profiles the naive kernels on one")
     from cudamm.inspect import ncu_metrics
     from cudamm.bench import environment_line
     rows = []

@@ -5,7 +5,7 @@ an H100, `roofs_h100.json`), which `cudamm.model.machine` reads when it is there
 
     python benchmarks/experiments/roofs/run.py [--out DIR] [--reps 20]
 """
-import argparse, json, math, re, sys
+import argparse, json, sys
 from pathlib import Path
 
 THREADS = 512                   # threads per block in all three kernels
@@ -68,12 +68,6 @@ def kernels():
     return fma_loop, smem_stream, l2_stream
 
 
-def gpu_short_name(name: str) -> str:
-    "h100 for 'NVIDIA H100 80GB HBM3', h200 for 'NVIDIA H200': the name cudamm.model.MACHINES uses, lower case."
-    m = re.search(r"\b([A-Z]\d{1,3})\b", name)
-    return (m[1] if m else re.sub(r"\W+", "_", name)).lower()
-
-
 def measure(reps: int = 20) -> dict:
     "Each kernel timed with CUDA events (median of `reps` launches, no L2 flush); the rates it reached."
     import numpy as np
@@ -110,9 +104,13 @@ def measure(reps: int = 20) -> dict:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--out", type=Path, default=Path(__file__).parent, help="folder for roofs_<gpu>.json (default: beside this script)")
+    p.add_argument("--out", type=Path, default=Path(__file__).parent,
+                   help="folder for roofs_<gpu>.json (default: beside this script)")
     p.add_argument("--reps", type=int, default=20, help="timed launches per kernel (default 20; the median is kept)")
     args = p.parse_args(argv)
+    import cudamm
+    if not cudamm.compat.gpu_available(): p.error("needs a CUDA GPU: it times three kernels on one")
+    from cudamm.bench_harness import gpu_short_name      # the GPU's folder name: h100 for 'NVIDIA H100 80GB HBM3'
     doc = measure(args.reps)
     path = args.out / f"roofs_{gpu_short_name(doc['gpu'])}.json"
     args.out.mkdir(parents=True, exist_ok=True)

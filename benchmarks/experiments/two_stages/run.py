@@ -45,9 +45,11 @@ def session(metrics, size: int) -> list[dict]:
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--out", type=Path, default=Path(__file__).parent)
-    p.add_argument("--size", type=int, default=4096)
+    p.add_argument("--out", type=Path, default=Path(__file__).parent, help="folder for the JSON (default: here)")
+    p.add_argument("--size", type=int, default=4096, help="M = N = K (default 4096)")
     args = p.parse_args(argv)
+    import cudamm
+    if not cudamm.compat.gpu_available(): p.error("needs a CUDA GPU and ncu: it profiles two kernels on one")
     from cudamm.bench import environment_line
     rows = [dict(kernel=k, size=args.size) for k in KERNELS]
     for group, metrics in GROUPS.items():
