@@ -117,7 +117,8 @@ def random_suite(seed: int, count: int = 40, flop_cap: float = RANDOM_FLOP_CAP,
                  largest: int = RANDOM_LARGEST) -> list[tuple[int, int, int]]:
     """`count` shapes (m, n, k), each of m, n, k log-uniform in 1..`largest`, from `np.random.default_rng(seed)`;
     a draw over `flop_cap` FLOPs (2·m·n·k) is drawn again."""
-    if count < 1 or flop_cap < 2: raise ValueError(f"count {count} and flop_cap {flop_cap}: need count ≥ 1, flop_cap ≥ 2")
+    if count < 1 or flop_cap < 2:
+        raise ValueError(f"count {count} and flop_cap {flop_cap}: need count ≥ 1 and flop_cap ≥ 2")
     rng, shapes = np.random.default_rng(seed), []
     while len(shapes) < count:
         m, n, k = (int(v) for v in np.exp(rng.uniform(0.0, math.log(largest + 1), size=3)))   # floor: 1..largest
