@@ -24,7 +24,7 @@ from .dispatch_model import RANDOM_FLOP_CAP
 
 # %% ../nbs/97_bench_harness.ipynb #a80be3ac
 FIELDS = ["kernel", "peer", "m", "n", "k", "config", "status", "reason", "ms", "ms_min", "ms_max", "tflops", "pct_cublas",
-          "error", "pct_best_peer", "best_peer"]      # the last two: since the peers of appendix 97a (older files lack them)
+          "error", "pct_best_peer", "best_peer"]      # the last two: since appendix 97a's peers (older files lack them)
 
 MATMUL = "cudamm.matmul"      # in a list of kernels: `matmul` as a reader calls it, whatever it chooses for the shape
 
@@ -308,8 +308,9 @@ def suite_summary(rows: list[dict]) -> dict:
     "cudamm.matmul against the best peer over `rows`: shapes, geometric mean, median, worst row; and vs cuBLAS."
     ours = [r for r in rows if r["matmul_best"]]
     if not ours: return dict(shapes=0)
-    return dict(shapes=len(ours), geomean=_geomean([r["matmul_best"] for r in ours]),
-                median=float(np.median([r["matmul_best"] for r in ours])), worst=min(ours, key=lambda r: r["matmul_best"]),
+    pcts = [r["matmul_best"] for r in ours]
+    return dict(shapes=len(ours), geomean=_geomean(pcts), median=float(np.median(pcts)),
+                worst=min(ours, key=lambda r: r["matmul_best"]),
                 geomean_cublas=_geomean([r["matmul"] for r in ours if r["matmul"]]),
                 **{f"geomean_{p}": _geomean([r[p] for r in rows if r[p]]) for p in ("triton", "inductor")})
 
@@ -324,8 +325,9 @@ def suite_markdown(src) -> str:
             "Triton, % of cuBLAS"] + ["Inductor, % of cuBLAS"] * inductor
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
-        cells = [r["group"], shape(r["shape"]), f"{r['cublas_tflops']:.1f}", f"{r['best_peer']} ({r['best_tflops']:.1f})",
-                 fmt(r["matmul_best"]), fmt(r["matmul"]), fmt(r["triton"])] + [fmt(r["inductor"])] * inductor
+        cells = [r["group"], shape(r["shape"]), f"{r['cublas_tflops']:.1f}",
+                 f"{r['best_peer']} ({r['best_tflops']:.1f})", fmt(r["matmul_best"]), fmt(r["matmul"]),
+                 fmt(r["triton"])] + [fmt(r["inductor"])] * inductor
         lines.append("| " + " | ".join(cells) + " |")
     if st.get("suite") == "random" and st.get("seed") is not None:
         lines = [f"Shapes drawn by `random_suite(seed={st['seed']}, count={st.get('count', len(rows))})`: m, n, k "
@@ -333,11 +335,12 @@ def suite_markdown(src) -> str:
     s = suite_summary(rows)
     if s["shapes"]:
         w = s["worst"]
-        peers = ", ".join(f"{name} {s['geomean_' + p]:.1f}%" for p, name in (("triton", "Triton"), ("inductor", "Inductor"))
-                          if s["geomean_" + p] == s["geomean_" + p])
+        means = [(name, s["geomean_" + p]) for p, name in (("triton", "Triton"), ("inductor", "Inductor"))]
+        peers = ", ".join(f"{name} {mean:.1f}%" for name, mean in means if mean == mean)       # NaN: not run
         lines += ["", f"`cudamm.matmul` against the best peer of each shape, over {s['shapes']} shapes: geometric mean "
-                  f"{s['geomean']:.1f}%, median {s['median']:.1f}%, worst {w['matmul_best']:.0f}% at {shape(w['shape'])} "
-                  f"(best peer there: {w['best_peer']}). Against cuBLAS: geometric mean {s['geomean_cublas']:.1f}%"
+                  f"{s['geomean']:.1f}%, median {s['median']:.1f}%, worst {w['matmul_best']:.0f}% at "
+                  f"{shape(w['shape'])} (best peer there: {w['best_peer']}). Against cuBLAS: geometric mean "
+                  f"{s['geomean_cublas']:.1f}%"
                   + (f" ({peers})." if peers else ".")]
     return "\n".join(lines) + "\n"
 
@@ -354,7 +357,8 @@ def plot_suite(src, out_dir) -> Path:
     if any(r["inductor"] for r in rows): bars.append(("inductor", "Inductor fp32", PEER_COLOURS["Inductor fp32"]))
     h = 0.8 / len(bars)
     for i, (key, label, color) in enumerate(bars):
-        ax.barh(ys + (i - (len(bars) - 1) / 2) * h, [r[key] or 0 for r in rows], height=h * 0.95, label=label, color=color)
+        ax.barh(ys + (i - (len(bars) - 1) / 2) * h, [r[key] or 0 for r in rows], height=h * 0.95, label=label,
+                color=color)
     ax.set_yticks(ys, [f"{'×'.join(map(str, r['shape']))}  ({r['group']})" for r in rows], fontsize=7)
     ax.invert_yaxis()
     ax.axvline(100, color="black", lw=0.8, ls=":")
@@ -376,7 +380,8 @@ from .dispatch import gpu_slug
 
 def output_dir(out=None, update_results=False, suite=None, gpu: str = "GPU", when=None) -> Path:
     """Where `cudamm-bench` writes: `out` if given; with `update_results` the committed `benchmarks/results/`
-    (`shapes/` or `random/` for a suite); otherwise a folder that does not exist yet, `cudamm-results/<gpu>-<date>-<time>/`."""
+    (`shapes/` or `random/` for a suite); otherwise a folder that does not exist yet,
+    `cudamm-results/<gpu>-<date>-<time>/`."""
     if out: return Path(out)
     if update_results: return RESULTS / suite if suite else RESULTS
     stamp = (when or datetime.datetime.now()).strftime("%Y%m%d-%H%M%S")
@@ -399,7 +404,8 @@ def exit_now(code: int):
     sys.stdout.flush(); sys.stderr.flush()
     os._exit(code)
 
-GPU_ONLY = ("sizes", "suite", "seed", "count", "peers", "reps", "tuned", "profiler", "max_seconds", "update_results", "out")
+GPU_ONLY = ("sizes", "suite", "seed", "count", "peers", "reps", "tuned", "profiler", "max_seconds", "update_results",
+            "out")
 
 def gpu_only_options(p: argparse.ArgumentParser, args) -> list[str]:
     "The options given (other than at their defaults) that only a run on a GPU can honour."
