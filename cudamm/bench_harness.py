@@ -236,7 +236,8 @@ def _since(name, records) -> str:
 
 # %% ../nbs/97_bench_harness.ipynb #2f2eda6a
 def results_markdown(src=None, image_dir="benchmarks/results") -> str:
-    "The front page's results block: environment, a table of TF/s and % of cuBLAS, the two plots (placeholder if `src` is None)."
+    """The front page's results block: environment, a table of TF/s, % of cuBLAS (and of the best peer, where the
+    records give it), the two plots (a placeholder if `src` is None)."""
     if src is None:
         return ("**Placeholder: no sweep has been committed yet.** These are not measurements. Run `cudamm-bench "
                 "--update-results` on a GPU, commit `benchmarks/results/`, then `python tools/sync_readme.py --results "
@@ -256,7 +257,9 @@ def results_markdown(src=None, image_dir="benchmarks/results") -> str:
              f"before it was timed; {method}; cuBLAS in fp32 with TF32 off, in the same run"
              + ("; kernels in their tuned configurations" if st.get("tuned") else "; kernels in their default configurations (as the chapters show them)")
              + ".", ""]
+    best = bool(cols) and any(r.get("pct_best_peer") is not None for r in recs)     # older files: no such column
     head = ["kernel"] + [f"TF/s at {_label(*cols[0])}"] * bool(cols) + [f"% of cuBLAS at {_label(*s)}" for s in cols]
+    head += [f"% of the best peer at {_label(*cols[0])}"] * best
     lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for nm in names:
         row = [f"`{nm}`" + _since(nm, [by.get((nm, *s)) for s in cols])]
@@ -267,6 +270,9 @@ def results_markdown(src=None, image_dir="benchmarks/results") -> str:
             elif r["pct_cublas"] is not None: row.append(f"{r['pct_cublas']:.0f}%")
             elif r["status"] == "ok": row.append("—")
             else: row.append("skipped (slow)" if _slow(r) else r["status"])
+        if best:
+            r = by.get((nm, *cols[0])) or {}
+            row.append("—" if r.get("pct_best_peer") is None else f"{r['pct_best_peer']:.0f}%")
         lines.append("| " + " | ".join(row) + " |")
     pct = next((f"pct_cublas_{s[0]}.png" for s in cols if s[0] == s[1] == s[2]), None)
     lines += ["", f"![TF/s versus size]({image_dir}/tflops_vs_size.png)"]

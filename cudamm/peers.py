@@ -134,7 +134,7 @@ def _mm(a, b):
 def inductor_product(ta, tb):
     "`ta @ tb` on float32 CUDA tensors by Inductor's max-autotune (TF32 off); compiled, tuned on a shape's first use."
     import torch
-    shape = (*ta.shape, tb.shape[1])
+    shape = (ta.shape[0], tb.shape[1], ta.shape[1])          # m, n, k
     if shape not in _compiled:
         torch.compiler.reset(); _compiled.clear()
         _compiled[shape] = torch.compile(_mm, mode="max-autotune-no-cudagraphs", dynamic=False)
