@@ -6,9 +6,9 @@ Docs: https://cudamm.github.io/cudamm/bench_harness.html.md"""
 
 # %% auto #0
 __all__ = ['FIELDS', 'MATMUL', 'FAMILIES', 'OTHERS', 'PEER_COLOURS', 'FRONT_SIZES', 'RESULTS', 'FRESH', 'GPU_ONLY', 'pct_of',
-           'to_records', 'write_results', 'load_results', 'kernel_families', 'plot_results', 'results_markdown',
-           'suite_rows', 'suite_markdown', 'plot_suite', 'gpu_short_name', 'output_dir', 'copy_bandwidth', 'exit_now',
-           'gpu_only_options', 'bench_parser']
+           'best_peers', 'to_records', 'write_results', 'load_results', 'kernel_families', 'plot_results',
+           'results_markdown', 'suite_groups', 'suite_rows', 'suite_summary', 'suite_markdown', 'plot_suite',
+           'gpu_short_name', 'output_dir', 'copy_bandwidth', 'exit_now', 'gpu_only_options', 'bench_parser']
 
 # %% ../nbs/97_bench_harness.ipynb #e8542ef0
 import argparse, csv, datetime, json, math, os, re, sys
@@ -20,24 +20,37 @@ from .utils import cuda, cuda_event_times, environment, gpu_clocks
 from .kernels import REGISTRY
 from .kernels.core import Status
 from .dispatch import SUITE, gpu_slug
+from .dispatch_model import RANDOM_FLOP_CAP
 
 # %% ../nbs/97_bench_harness.ipynb #a80be3ac
 FIELDS = ["kernel", "peer", "m", "n", "k", "config", "status", "reason", "ms", "ms_min", "ms_max", "tflops", "pct_cublas",
-          "error"]
+          "error", "pct_best_peer", "best_peer"]      # the last two: since appendix 97a's peers (older files lack them)
 
 MATMUL = "cudamm.matmul"      # in a list of kernels: `matmul` as a reader calls it, whatever it chooses for the shape
 
 def pct_of(r, base):
     return 100 * base.ms / r.ms if base is not None and base.status is Status.ok and r.ms == r.ms else math.nan
 
+def best_peers(results) -> dict:
+    "The fastest peer that ran ok at each size of `results` (`Result`s): {(m, n, k): its `Result`}."
+    best = {}
+    for r in results:
+        if r.peer and r.status is Status.ok and r.ms == r.ms:
+            s = (r.m, r.n, r.k)
+            if s not in best or r.ms < best[s].ms: best[s] = r
+    return best
+
 def to_records(results) -> list[dict]:
-    "Plain dicts (the CSV/JSON rows) of `results` (`cudamm.bench.Result`s), with TF/s and % of cuBLAS at the same size."
+    "Plain dicts (the CSV/JSON rows) of `results` (`cudamm.bench.Result`s): TF/s, % of cuBLAS and of the best peer."
     base = {(r.m, r.n, r.k): r for r in results if r.kernel.startswith("cuBLAS") and r.status is Status.ok}
+    best = best_peers(results)
     recs = []
     for r in results:
-        d = {f: getattr(r, f) for f in FIELDS if f not in ("tflops", "pct_cublas")}
+        d = {f: getattr(r, f) for f in FIELDS if f not in ("tflops", "pct_cublas", "pct_best_peer", "best_peer")}
         d["status"] = str(r.status)
-        d.update(tflops=round(r.tflops, 4), pct_cublas=round(pct_of(r, base.get((r.m, r.n, r.k))), 2))
+        top = best.get((r.m, r.n, r.k))
+        d.update(tflops=round(r.tflops, 4), pct_cublas=round(pct_of(r, base.get((r.m, r.n, r.k))), 2),
+                 pct_best_peer=round(pct_of(r, top), 2), best_peer=top.kernel if top else None)
         recs.append({f: (None if isinstance(d[f], float) and d[f] != d[f] else d[f]) for f in FIELDS})
     return recs
 
@@ -94,7 +107,7 @@ def kernel_families(names, most: int = 5) -> list[tuple[str, list[str]]]:
     return panels
 
 # %% ../nbs/97_bench_harness.ipynb #480b5c0c
-PEER_COLOURS = {"cuBLAS fp32": "black", "Triton fp32": "0.55"}
+PEER_COLOURS = {"cuBLAS fp32": "black", "Triton fp32": "0.55", "Inductor fp32": "0.75"}
 
 def _colours():
     "Okabe–Ito's colours without black and grey (cudamm.figures), for the kernels of one panel or the families."
@@ -223,7 +236,8 @@ def _since(name, records) -> str:
 
 # %% ../nbs/97_bench_harness.ipynb #2f2eda6a
 def results_markdown(src=None, image_dir="benchmarks/results/h100") -> str:
-    "The front page's results block: environment, a table of TF/s and % of cuBLAS, the two plots (placeholder if `src` is None)."
+    """The front page's results block: environment, a table of TF/s, % of cuBLAS (and of the best peer, where the
+    records give it), the two plots (a placeholder if `src` is None)."""
     if src is None:
         return ("**Placeholder: no sweep has been committed yet.** These are not measurements. Run `cudamm-bench "
                 "--update-results` on a GPU, commit `benchmarks/results/<gpu>/`, then `python tools/sync_readme.py "
@@ -243,7 +257,9 @@ def results_markdown(src=None, image_dir="benchmarks/results/h100") -> str:
              f"before it was timed; {method}; cuBLAS in fp32 with TF32 off, in the same run"
              + ("; kernels in their tuned configurations" if st.get("tuned") else "; kernels in their default configurations (as the chapters show them)")
              + ".", ""]
+    best = bool(cols) and any(r.get("pct_best_peer") is not None for r in recs)     # older files: no such column
     head = ["kernel"] + [f"TF/s at {_label(*cols[0])}"] * bool(cols) + [f"% of cuBLAS at {_label(*s)}" for s in cols]
+    head += [f"% of the best peer at {_label(*cols[0])}"] * best
     lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for nm in names:
         row = [f"`{nm}`" + _since(nm, [by.get((nm, *s)) for s in cols])]
@@ -254,6 +270,9 @@ def results_markdown(src=None, image_dir="benchmarks/results/h100") -> str:
             elif r["pct_cublas"] is not None: row.append(f"{r['pct_cublas']:.0f}%")
             elif r["status"] == "ok": row.append("—")
             else: row.append("skipped (slow)" if _slow(r) else r["status"])
+        if best:
+            r = by.get((nm, *cols[0])) or {}
+            row.append("—" if r.get("pct_best_peer") is None else f"{r['pct_best_peer']:.0f}%")
         lines.append("| " + " | ".join(row) + " |")
     pct = next((f"pct_cublas_{s[0]}.png" for s in cols if s[0] == s[1] == s[2]), None)
     lines += ["", f"![TF/s versus size]({image_dir}/tflops_vs_size.png)"]
@@ -264,32 +283,71 @@ def results_markdown(src=None, image_dir="benchmarks/results/h100") -> str:
 # %% ../nbs/97_bench_harness.ipynb #54742d15
 def _geomean(xs): return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else math.nan
 
+def suite_groups(doc: dict) -> dict:
+    "The labelled shapes a suite run measured: `SUITE`, or for `--suite random` the drawn shapes, under their seed."
+    st = doc.get("settings", {})
+    if st.get("suite") != "random": return SUITE
+    label = f"random (seed {st['seed']})" if st.get("seed") is not None else "random"
+    return {label: [tuple(int(d) for d in s.split("x")) for s in st.get("sizes", [])]}
+
 def suite_rows(src) -> list[dict]:
-    "One row per suite shape with a cuBLAS time: group, shape, cuBLAS TF/s, % of cuBLAS of cudamm.matmul and Triton."
-    recs = load_results(src)["results"]
-    by = {(r["kernel"], r["m"], r["n"], r["k"]): r for r in recs}
+    """One row per suite shape with a cuBLAS time: group, shape, cuBLAS TF/s, the best peer and its TF/s, and the %
+    of cuBLAS of cudamm.matmul, Triton and Inductor, and cudamm.matmul's % of the best peer."""
+    doc = load_results(src)
+    by = {(r["kernel"], r["m"], r["n"], r["k"]): r for r in doc["results"]}
+    peers = [r for r in doc["results"] if r["peer"] and r["ms"] is not None and r["status"] == "ok"]
     rows = []
-    for group, sizes in SUITE.items():
+    for group, sizes in suite_groups(doc).items():
         for s in sizes:
             cub = by.get(("cuBLAS fp32", *s))
             if cub is None or cub["tflops"] is None: continue
+            best = min((r for r in peers if (r["m"], r["n"], r["k"]) == s), key=lambda r: r["ms"])
             pct = lambda name: (by.get((name, *s)) or {}).get("pct_cublas")
-            rows.append(dict(group=group, shape=s, cublas_tflops=cub["tflops"], matmul=pct(MATMUL), triton=pct("Triton fp32")))
+            ours = by.get((MATMUL, *s)) or {}
+            rows.append(dict(group=group, shape=s, cublas_tflops=cub["tflops"], best_peer=best["kernel"],
+                             best_tflops=best["tflops"], matmul=pct(MATMUL), triton=pct("Triton fp32"),
+                             inductor=pct("Inductor fp32"),
+                             matmul_best=100 * best["ms"] / ours["ms"] if ours.get("ms") else None))
     return rows
 
+def suite_summary(rows: list[dict]) -> dict:
+    "cudamm.matmul against the best peer over `rows`: shapes, geometric mean, median, worst row; and vs cuBLAS."
+    ours = [r for r in rows if r["matmul_best"]]
+    if not ours: return dict(shapes=0)
+    pcts = [r["matmul_best"] for r in ours]
+    return dict(shapes=len(ours), geomean=_geomean(pcts), median=float(np.median(pcts)),
+                worst=min(ours, key=lambda r: r["matmul_best"]),
+                geomean_cublas=_geomean([r["matmul"] for r in ours if r["matmul"]]),
+                **{f"geomean_{p}": _geomean([r[p] for r in rows if r[p]]) for p in ("triton", "inductor")})
+
 def suite_markdown(src) -> str:
-    "The suite as a markdown table, with the geometric means and the worst shape of `cudamm.matmul`."
-    rows = suite_rows(src)
+    "The suite as a markdown table (% of the best peer and of cuBLAS per shape), and `suite_summary` in words."
+    doc = load_results(src)
+    rows, st = suite_rows(doc), doc.get("settings", {})
     fmt = lambda p: "—" if p is None else f"{p:.0f}%"
-    lines = ["| shapes | m×n×k | cuBLAS TF/s | `cudamm.matmul` | Triton fp32 |", "|---|---|---|---|---|"]
-    lines += [f"| {r['group']} | {'×'.join(map(str, r['shape']))} | {r['cublas_tflops']:.1f} | {fmt(r['matmul'])} | "
-              f"{fmt(r['triton'])} |" for r in rows]
-    ours = [r for r in rows if r["matmul"]]
-    if ours:
-        worst = min(ours, key=lambda r: r["matmul"])
-        lines += ["", f"Geometric mean over {len(ours)} shapes: `cudamm.matmul` {_geomean([r['matmul'] for r in ours]):.1f}% "
-                  f"of cuBLAS, Triton {_geomean([r['triton'] for r in rows if r['triton']]):.1f}%; worst shape for "
-                  f"`cudamm.matmul`: {'×'.join(map(str, worst['shape']))} ({worst['matmul']:.0f}%)."]
+    shape = lambda s: "×".join(map(str, s))
+    inductor = any(r["inductor"] for r in rows)
+    head = ["shapes", "m×n×k", "cuBLAS TF/s", "best peer", "`cudamm.matmul`, % of best peer", "% of cuBLAS",
+            "Triton, % of cuBLAS"] + ["Inductor, % of cuBLAS"] * inductor
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in rows:
+        cells = [r["group"], shape(r["shape"]), f"{r['cublas_tflops']:.1f}",
+                 f"{r['best_peer']} ({r['best_tflops']:.1f})", fmt(r["matmul_best"]), fmt(r["matmul"]),
+                 fmt(r["triton"])] + [fmt(r["inductor"])] * inductor
+        lines.append("| " + " | ".join(cells) + " |")
+    if st.get("suite") == "random" and st.get("seed") is not None:
+        lines = [f"Shapes drawn by `random_suite(seed={st['seed']}, count={st.get('count', len(rows))})`: m, n, k "
+                 f"log-uniform in 1..16384, at most {st.get('flop_cap', RANDOM_FLOP_CAP):.3g} FLOPs each.", ""] + lines
+    s = suite_summary(rows)
+    if s["shapes"]:
+        w = s["worst"]
+        means = [(name, s["geomean_" + p]) for p, name in (("triton", "Triton"), ("inductor", "Inductor"))]
+        peers = ", ".join(f"{name} {mean:.1f}%" for name, mean in means if mean == mean)       # NaN: not run
+        lines += ["", f"`cudamm.matmul` against the best peer of each shape, over {s['shapes']} shapes: geometric mean "
+                  f"{s['geomean']:.1f}%, median {s['median']:.1f}%, worst {w['matmul_best']:.0f}% at "
+                  f"{shape(w['shape'])} (best peer there: {w['best_peer']}). Against cuBLAS: geometric mean "
+                  f"{s['geomean_cublas']:.1f}%"
+                  + (f" ({peers})." if peers else ".")]
     return "\n".join(lines) + "\n"
 
 # %% ../nbs/97_bench_harness.ipynb #31230ba9
@@ -301,15 +359,19 @@ def plot_suite(src, out_dir) -> Path:
     fig = Figure(figsize=(9, 0.32 * len(rows) + 1.8), layout="constrained")
     ax = fig.subplots()
     ys = np.arange(len(rows))
-    for off, key, label, color in ((-0.2, "matmul", "cudamm.matmul", _colours()[1]), (0.2, "triton", "Triton fp32",
-                                                                                     PEER_COLOURS["Triton fp32"])):
-        ax.barh(ys + off, [r[key] or 0 for r in rows], height=0.38, label=label, color=color)
+    bars = [("matmul", "cudamm.matmul", _colours()[1]), ("triton", "Triton fp32", PEER_COLOURS["Triton fp32"])]
+    if any(r["inductor"] for r in rows): bars.append(("inductor", "Inductor fp32", PEER_COLOURS["Inductor fp32"]))
+    h = 0.8 / len(bars)
+    for i, (key, label, color) in enumerate(bars):
+        ax.barh(ys + (i - (len(bars) - 1) / 2) * h, [r[key] or 0 for r in rows], height=h * 0.95, label=label,
+                color=color)
     ax.set_yticks(ys, [f"{'×'.join(map(str, r['shape']))}  ({r['group']})" for r in rows], fontsize=7)
     ax.invert_yaxis()
     ax.axvline(100, color="black", lw=0.8, ls=":")
     ax.set_xlabel("% of cuBLAS fp32 (TF32 off), same run")
     ax.legend(loc="lower right", fontsize=8)
-    ax.set_title("The users' suite: cudamm.matmul and Triton against cuBLAS, per shape (m×n×k)", fontsize=10)
+    which = "Random shapes" if doc.get("settings", {}).get("suite") == "random" else "The users' suite"
+    ax.set_title(f"{which}: cudamm.matmul and the peers against cuBLAS, per shape (m×n×k)", fontsize=10)
     fig.supxlabel(_caption(doc.get("environment", {})), x=0.01, ha="left", fontsize=6, color="0.35")   # under the label
     path = Path(out_dir) / "pct_cublas_suite.png"
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -329,10 +391,10 @@ def gpu_short_name(gpu: str) -> str:
 
 def output_dir(out=None, update_results=False, suite=None, gpu: str = "GPU", when=None) -> Path:
     """Where `cudamm-bench` writes: `out` if given; with `update_results` the committed
-    `benchmarks/results/<gpu>/` (`<gpu>/shapes/` for the suite); otherwise a folder that does not exist yet,
-    `cudamm-results/<gpu>-<date>-<time>/`."""
+    `benchmarks/results/<gpu>/` (`<gpu>/shapes/` or `<gpu>/random/` for a suite); otherwise a folder that does not
+    exist yet, `cudamm-results/<gpu>-<date>-<time>/`."""
     if out: return Path(out)
-    if update_results: return RESULTS / gpu_short_name(gpu) / "shapes" if suite else RESULTS / gpu_short_name(gpu)
+    if update_results: return RESULTS / gpu_short_name(gpu) / suite if suite else RESULTS / gpu_short_name(gpu)
     stamp = (when or datetime.datetime.now()).strftime("%Y%m%d-%H%M%S")
     base = FRESH / f"{gpu_slug(gpu)}-{stamp}" if not suite else FRESH / f"{gpu_slug(gpu)}-{stamp}-{suite}"
     path, i = base, 1
@@ -353,7 +415,8 @@ def exit_now(code: int):
     sys.stdout.flush(); sys.stderr.flush()
     os._exit(code)
 
-GPU_ONLY = ("sizes", "suite", "peers", "reps", "tuned", "profiler", "max_seconds", "update_results", "out")
+GPU_ONLY = ("sizes", "suite", "seed", "count", "peers", "reps", "tuned", "profiler", "max_seconds", "update_results",
+            "out")
 
 def gpu_only_options(p: argparse.ArgumentParser, args) -> list[str]:
     "The options given (other than at their defaults) that only a run on a GPU can honour."
@@ -366,14 +429,21 @@ def bench_parser(peers, description: str) -> argparse.ArgumentParser:
     "`cudamm-bench`'s options: `peers`, the names `--peers` accepts; `description`, what `--help` says first."
     p = argparse.ArgumentParser(prog="cudamm-bench", description=description.replace("`", ""))
     p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    p.add_argument("--suite", choices=["shapes"], default=None,
+    p.add_argument("--suite", choices=["shapes", "random"], default=None,
                    help="shapes: the users' suite (SUITE: small m or n, long or short k, unaligned, MLP layers) with "
-                        "cudamm.matmul as a reader calls it")
+                        "cudamm.matmul as a reader calls it; random: --count shapes drawn from --seed, m, n, k each "
+                        f"log-uniform in 1..16384, any draw over {RANDOM_FLOP_CAP:.3g} FLOPs (2·m·n·k = 2^"
+                        f"{RANDOM_FLOP_CAP.bit_length() - 1}) drawn again, so that a run stays minutes")
+    p.add_argument("--seed", type=int, default=None,
+                   help="with --suite random: the seed of the shapes (default: one drawn from the clock, printed and "
+                        "written into the results)")
+    p.add_argument("--count", type=int, default=40, help="with --suite random: how many shapes (default 40)")
     p.add_argument("--sizes", nargs="+", default=None, metavar="SIZE",
                    help="M (a square) or MxNxK each (default: 128 256 ... 8192 4092 5120x256x5120)")
     p.add_argument("--kernels", nargs="+", default=None, help=f"kernels to run (default all: {' '.join(REGISTRY)})")
     p.add_argument("--peers", nargs="*", default=["cublas", "triton"], choices=list(peers),
-                   help="baselines to time beside the kernels (default: cublas triton; none: --peers)")
+                   help="baselines to time beside the kernels (default: cublas triton; none: --peers; inductor: "
+                        "torch.compile's max-autotune, tens of seconds a shape to tune)")
     p.add_argument("--reps", type=int, default=20, help="timed launches per point (the median is reported; default 20)")
     p.add_argument("--tuned", action="store_true",
                    help="each kernel in its autotuned configuration (cudamm.autotune.best_config: searched on first use, "
@@ -386,8 +456,8 @@ def bench_parser(peers, description: str) -> argparse.ArgumentParser:
                        help=f"folder for results.csv/.json and the plots (default: a new one, "
                             f"{FRESH}/<gpu>-<date>-<time>/)")
     where.add_argument("--update-results", action="store_true",
-                       help=f"write the committed results instead: {RESULTS}/<gpu>/ (<gpu>/shapes/ with --suite; "
-                            "<gpu>: h100, h200, ...), from a clone's root")
+                       help=f"write the committed results instead: {RESULTS}/<gpu>/ (<gpu>/shapes/ or <gpu>/random/ "
+                            "with --suite; <gpu>: h100, h200, ...), from a clone's root")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--list", action="store_true", help="list the registered kernels (chapter, description) and exit")
     return p

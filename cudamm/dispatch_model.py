@@ -6,11 +6,13 @@ Docs: https://cudamm.github.io/cudamm/dispatch_model.html.md"""
 
 # %% auto #0
 __all__ = ['STREAM_EFFICIENCY', 'LAUNCH_US', 'UNKNOWN_TILE_EFFICIENCY', 'FED_THREADS', 'TILE_BYTES_IN_FLIGHT', 'STREAMING_PEAK',
-           'MOVED_TO_KERNELS', 'SUITE', 'SUITE_SIZES', 'stream_time', 'Estimate', 'predict_ms', 'parse_size', 'Device',
-           'FP32_LANES', 'FP32_LANES_MINOR', 'KNOWN_GPUS']
+           'MOVED_TO_KERNELS', 'SUITE', 'SUITE_SIZES', 'RANDOM_LARGEST', 'RANDOM_FLOP_CAP', 'stream_time', 'Estimate',
+           'predict_ms', 'parse_size', 'random_suite', 'Device', 'FP32_LANES', 'FP32_LANES_MINOR', 'KNOWN_GPUS']
 
 # %% ../nbs/98_dispatch_model.ipynb #b236d392
 import importlib, math
+
+import numpy as np
 
 from .utils import cdiv
 from .kernels import Config, KernelSpec, chapter_modules, get_kernel
@@ -106,3 +108,19 @@ def parse_size(text: str) -> tuple[int, int, int]:
         raise ValueError(f"size {text!r}: give M (a square) or MxNxK, positive integers")
     m, n, k = (int(p) for p in parts * 3) if len(parts) == 1 else (int(p) for p in parts)
     return m, n, k
+
+# %% ../nbs/98_dispatch_model.ipynb #0d1d7a04
+RANDOM_LARGEST = 16384       # m, n and k of a random shape are each drawn from 1 to this
+RANDOM_FLOP_CAP = 2 ** 37    # and their product is at most this many FLOPs (2·m·n·k), about 2.5 ms a launch at 55 TF/s
+
+def random_suite(seed: int, count: int = 40, flop_cap: float = RANDOM_FLOP_CAP,
+                 largest: int = RANDOM_LARGEST) -> list[tuple[int, int, int]]:
+    """`count` shapes (m, n, k), each of m, n, k log-uniform in 1..`largest`, from `np.random.default_rng(seed)`;
+    a draw over `flop_cap` FLOPs (2·m·n·k) is drawn again."""
+    if count < 1 or flop_cap < 2:
+        raise ValueError(f"count {count} and flop_cap {flop_cap}: need count ≥ 1 and flop_cap ≥ 2")
+    rng, shapes = np.random.default_rng(seed), []
+    while len(shapes) < count:
+        m, n, k = (int(v) for v in np.exp(rng.uniform(0.0, math.log(largest + 1), size=3)))   # floor: 1..largest
+        if 2 * m * n * k <= flop_cap: shapes.append((m, n, k))
+    return shapes

@@ -227,3 +227,64 @@ def test_size_plot_one_panel_per_family():
     assert all(1 <= len(names) <= 5 for _, names in panels)
     assert kernel_families(["naive", "mine"]) == [("the naive kernels to shared memory (01)", ["naive"]),
                                                  ("other kernels", ["mine"])]
+
+
+def test_table_and_records_give_the_best_peer():
+    "Beside % of cuBLAS, each row gives % of the fastest peer at that size (here Triton, faster than cuBLAS)."
+    rs = [Result("cuBLAS fp32", 64, 64, 64, ms=2.0, error=1e-6, peer=True),
+          Result("Triton fp32", 64, 64, 64, ms=1.0, error=1e-6, peer=True), Result("mine", 64, 64, 64, ms=1.6, error=1e-6)]
+    t = table(rs, header=False).splitlines()
+    assert "% cuBLAS  % best" in t[1]
+    assert "125.0%   62.5%" in next(line for line in t if line.startswith("mine"))
+    recs = {r["kernel"]: r for r in to_records(rs)}
+    assert (recs["mine"]["pct_cublas"], recs["mine"]["pct_best_peer"], recs["mine"]["best_peer"]) == (125.0, 62.5,
+                                                                                                      "Triton fp32")
+
+
+def test_old_results_without_the_best_peer_still_load(tmp_path):
+    "A file written before `pct_best_peer` existed (the committed ones): it loads, plots and sums up as before."
+    from cudamm.bench import suite_markdown
+    old = [{k: v for k, v in r.items() if k not in ("pct_best_peer", "best_peer")} for r in to_records(fake_results())]
+    (tmp_path / "results.json").write_text(json.dumps(dict(environment=ENV, settings={}, results=old)))
+    assert "| `blocktile2d`" in results_markdown(tmp_path) and plot_results(tmp_path, tmp_path / "plots")
+    assert suite_markdown(tmp_path).startswith("| shapes |")
+
+
+@pytest.mark.parametrize("argv, says", [(["--seed", "3"], "--seed and --count choose the shapes of --suite random"),
+                                        (["--count", "9", "--suite", "shapes"], "--seed and --count"),
+                                        (["--suite", "random", "--sizes", "8"], "leave --sizes out"),
+                                        (["--suite", "random", "--count", "0"], "--count 0: give at least 1"),
+                                        (["--suite", "random", "--seed", "x"], "invalid int value")])
+def test_random_suite_argument_errors(argv, says, capsys):
+    with pytest.raises(SystemExit) as e: main(argv)
+    assert e.value.code == 2 and says in capsys.readouterr().err
+
+
+def test_help_states_the_flop_cap(capsys):
+    with pytest.raises(SystemExit): main(["--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "log-uniform in 1..16384" in out and "1.37e+11 FLOPs (2·m·n·k = 2^37)" in out and "--seed" in out
+
+
+@pytest.mark.skipif(not simulating(), reason="fakes the GPU path on the simulator")
+def test_random_suite_writes_its_seed(fake_gpu, tmp_path, monkeypatch, capsys):
+    "--suite random: the shapes of `random_suite(seed, count)` (tiny ones here), the seed printed and in the files."
+    from cudamm import bench
+    drawn = {}
+    def tiny_suite(seed, count):
+        drawn[seed] = [(3, 5, 7), (4, 4, 4), (2, 9, 1)][:count]
+        return drawn[seed]
+    monkeypatch.setattr(bench, "random_suite", tiny_suite)
+    argv = ["--suite", "random", "--count", "2", "--kernels", "naive", "--peers", "cublas", "--no-progress"]
+    assert main([*argv, "--seed", "17", "--out", str(tmp_path / "a")]) == 0
+    assert "--suite random --seed 17 --count 2: 3x5x7, 4x4x4" in capsys.readouterr().out
+    doc = _strict_json(tmp_path / "a" / "results.json")
+    assert doc["settings"]["seed"] == 17 and doc["settings"]["suite"] == "random" and doc["settings"]["count"] == 2
+    assert doc["settings"]["sizes"] == ["3x5x7", "4x4x4"]
+    assert {(r["m"], r["n"], r["k"]) for r in doc["results"]} == {(3, 5, 7), (4, 4, 4)}
+    md = (tmp_path / "a" / "suite.md").read_text()
+    assert md.startswith("Shapes drawn by `random_suite(seed=17, count=2)`") and "| random (seed 17) | 3×5×7 |" in md
+    monkeypatch.setattr(bench.secrets, "randbits", lambda bits: 123456)          # without --seed: one is drawn
+    assert main([*argv, "--out", str(tmp_path / "b")]) == 0
+    assert "--seed 123456 --count 2" in capsys.readouterr().out and list(drawn) == [17, 123456]
+    assert _strict_json(tmp_path / "b" / "results.json")["settings"]["seed"] == 123456

@@ -76,6 +76,7 @@ def test_tune_needs_a_gpu(simulator, says, tmp_path):
 @pytest.mark.parametrize("argv, named", [
     (["--sizes", "256", "--reps", "5"], "--sizes, --reps: only a run on a CUDA GPU can honour them"),
     (["--suite", "shapes"], "--suite: only a run on a CUDA GPU can honour it"),
+    (["--suite", "random", "--seed", "1", "--count", "3"], "--suite, --seed, --count: only a run on a CUDA GPU"),
     (["--update-results"], "--update-results: "),
     (["--out", "here", "--tuned", "--profiler", "--max-seconds", "1", "--peers"],
      "--peers, --tuned, --profiler, --max-seconds, --out: "),
@@ -114,5 +115,7 @@ def test_bench_writes_a_fresh_folder_by_default(tmp_path, monkeypatch):
     assert RESULTS == Path("benchmarks/results")                                 # a folder per GPU below it
     assert output_dir(update_results=True, gpu="NVIDIA H100 80GB HBM3") == RESULTS / "h100"
     assert output_dir(update_results=True, suite="shapes", gpu="NVIDIA H200") == RESULTS / "h200" / "shapes"
+    assert output_dir(update_results=True, suite="random", gpu="NVIDIA H100 80GB HBM3") == RESULTS / "h100" / "random"
+    assert output_dir(suite="random", when=when).name == "gpu-20261122-093005-random"
     assert output_dir(out="elsewhere") == Path("elsewhere")
     assert "cudamm-results/" in (ROOT / ".gitignore").read_text().splitlines()             # never committed by mistake

@@ -29,7 +29,7 @@ LAYERS = [                       # lowest first: a module may import from its ow
     # (dispatch, matmul) uses it, and above dispatch it may take the GPU facts from dispatch's `Device` once the
     # fact tables are one, without an upward import. Bench draws with the figures' colours: the course sits below it.
     ("course", {"cudamm.figures", "cudamm.model"}),
-    ("bench", {"cudamm.bench_harness", "cudamm.bench", "cudamm.cli"}),
+    ("bench", {"cudamm.peers", "cudamm.bench_harness", "cudamm.bench", "cudamm.cli"}),
 ]
 
 DELIBERATE = {                   # imports that run up a layer on purpose, each with its reason: left out of the checks
