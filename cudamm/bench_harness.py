@@ -19,7 +19,8 @@ from . import __version__
 from .utils import cuda, cuda_event_times, environment, gpu_clocks
 from .kernels import REGISTRY
 from .kernels.core import Status
-from .dispatch import SUITE, gpu_slug
+from .dispatch_model import SUITE      # the users' suite (appendix 98)
+from .kernel_table import gpu_slug
 from .figures import load_results   # the one reader of results documents (appendix 93)
 _all_ = ["load_results"]
 
@@ -317,8 +318,6 @@ def plot_suite(src, out_dir) -> Path:
 # %% ../nbs/97_bench_harness.ipynb #e4d57ba2
 RESULTS = Path("benchmarks/results")       # the committed results, relative to a clone's root
 FRESH = Path("cudamm-results")             # where a run writes by default (git-ignored)
-
-from .dispatch import gpu_slug
 
 def output_dir(out=None, update_results=False, suite=None, gpu: str = "GPU", when=None) -> Path:
     """Where `cudamm-bench` writes: `out` if given; with `update_results` the committed `benchmarks/results/`

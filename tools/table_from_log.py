@@ -4,13 +4,13 @@
         cudamm/tables/nvidia_h100_80gb_hbm3.json        # later logs win for the shapes they measured again
 """
 import json, sys
-from cudamm.dispatch import TABLE_FORMAT, _entry
+from cudamm.dispatch import TABLE_FORMAT, table_entry
 
 def table_from_logs(logs: list[dict]) -> dict:
     entries = {}
     for log in logs:
         for item in log["shapes"]:
-            if entry := _entry(item["shape"], item["rows"]): entries[entry["bucket"]] = entry
+            if entry := table_entry(item["shape"], item["rows"]): entries[entry["bucket"]] = entry
     env = logs[-1]["environment"]
     return dict(format=TABLE_FORMAT, gpu=env["gpu"], environment=env,
                 entries=sorted(entries.values(), key=lambda e: e["shape"]))
