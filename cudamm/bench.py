@@ -6,7 +6,7 @@ Docs: https://cudamm.github.io/cudamm/bench.html.md"""
 
 # %% auto #0
 __all__ = ['WARMUP', 'DEFAULT_SIZES', 'SIM_SIZE', 'Result', 'time_one', 'cudamm_matmul', 'environment_line', 'Comparison',
-           'compare', 'table', 'predict_ms', 'sweep', 'main', 'MATMUL', 'FIELDS', 'FRONT_SIZES', 'RESULTS', 'FRESH',
+           'compare', 'table', 'extrapolate_ms', 'sweep', 'main', 'MATMUL', 'FIELDS', 'FRONT_SIZES', 'RESULTS', 'FRESH',
            'GPU_ONLY', 'to_records', 'write_results', 'load_results', 'plot_results', 'results_markdown',
            'suite_groups', 'suite_rows', 'suite_summary', 'suite_markdown', 'plot_suite', 'output_dir',
            'copy_bandwidth', 'best_peers', 'PEERS', 'DEFAULT_PEERS', 'triton_matmul', 'triton_fp32', 'parse_size',
@@ -15,13 +15,11 @@ __all__ = ['WARMUP', 'DEFAULT_SIZES', 'SIM_SIZE', 'Result', 'time_one', 'cudamm_
 # %% ../nbs/13_bench.ipynb #0bb1614a
 import dataclasses, functools, math, secrets, sys
 
-import numpy as np
 from . import compat
-from .utils import (simulating, cuda, gpu_inputs, rel_error, reference, cuda_event_times, tflops,
-                          measure_runtime, environment, gpu_clocks)
+from .utils import (simulating, cuda, gpu_inputs, reference, rel_error, verify_then_time, cuda_event_times, profiler_time,
+                          cublas_fp32, tflops, environment, gpu_clocks)
 from .kernels import REGISTRY, KernelSpec, get_kernel
 from .kernels.core import Status
-from .autotune import event_timer
 # what happens to the measurements afterwards (files, plots, the front page's block, the command's options):
 # appendix 97, whose names are importable from here too
 from .bench_harness import (
@@ -51,28 +49,6 @@ class Result:
         "The status with its reason, as the tables print it."
         return f"{self.status} ({self.reason})" if self.reason else str(self.status)
 
-# %% ../nbs/13_bench.ipynb #fb93fa77
-def _reference(a, b):
-    "`a @ b` in float64: a torch tensor on the GPU (errors are computed there), a numpy array in the simulator."
-    if simulating(): return reference(a, b)
-    import torch
-    ta, tb = (torch.as_tensor(x, device="cuda") for x in (a, b))
-    return ta.double() @ tb.double()
-
-def _error(c, ref) -> float:
-    "Relative Frobenius error of `c` against `ref` (NaN if `c` holds any NaN), as `cudamm.utils.rel_error`."
-    if isinstance(ref, np.ndarray): return rel_error(c, ref)
-    import torch
-    tc = torch.as_tensor(c, device="cuda").double()
-    if not bool(torch.isfinite(tc).all()): return math.nan
-    den = float(torch.linalg.norm(ref))
-    return float(torch.linalg.norm(tc - ref)) / (den if den > 0 else 1.0)
-
-def _verify(launch, c, ref):
-    c.copy_to_device(np.full(c.shape, np.nan, np.float32))
-    launch(); cuda.synchronize()
-    return _error(c, ref)
-
 # %% ../nbs/13_bench.ipynb #d88cc386
 WARMUP = 3
 
@@ -80,19 +56,11 @@ def time_one(name: str, launch, a, b, c, ref, reps=20, tol=1e-5, timer=None, max
              config="", peer=False) -> Result:
     "Verify `launch()` (which writes `a @ b` into `c`), then time it; a wrong or crashing kernel is not timed."
     (m, k), n = a.shape, b.shape[1]
-    res = Result(name, m, n, k, config=str(config), peer=peer)
-    try: res.error = _verify(launch, c, ref)
-    except Exception as e:                                     # a kernel that cannot run is a result too
-        res.status, res.reason = Status.failed, f"{type(e).__name__}: {str(e)[:80]}"; return res
-    if not res.error <= tol: res.status, res.reason = Status.wrong, f"rel. error {res.error:.1e}"; return res
-    if simulating(): return res
-    res.probe_ms = float(cuda_event_times(launch, warmup=0, reps=1, flush=False)[0])   # one launch, compiled and warm
-    if res.probe_ms * (WARMUP + reps) / 1e3 > max_seconds:
-        res.status, res.reason = Status.skipped, f"slow: {res.probe_ms / 1e3:.2f} s per launch"; return res
-    t = np.atleast_1d(np.asarray((timer or event_timer(WARMUP, reps))(launch, config), dtype=float))
-    res.ms = float(np.median(t))
-    if len(t) > 1: res.ms_min, res.ms_max = float(t.min()), float(t.max())     # a profiler mean has no spread
-    return res
+    if timer is None and not simulating(): timer = lambda fn: cuda_event_times(fn, warmup=WARMUP, reps=reps)
+    got = verify_then_time(launch, c, ref, tol, WARMUP, reps, timer, max_seconds)   # in the simulator: checked only
+    return Result(name, m, n, k, got.ms, got.ms_min, got.ms_max, got.error, got.status, got.reason, str(config), peer,
+                  got.probe_ms)
+
 
 # %% ../nbs/13_bench.ipynb #51c1fd9c
 from .peers import PEERS, DEFAULT_PEERS, triton, triton_matmul, triton_fp32    # appendix 97a
@@ -123,11 +91,6 @@ def _kernel_config(spec, m, n, k, configs=None, tuned=False):
         return best_config(spec, m, n, k)
     return spec.check()
 
-class _Launchable:
-    "A peer seen as a kernel (`launch(a, b, c, config, stream)`), for `measure_runtime`."
-    def __init__(self, name, fn): self.name, self.fn = name, fn
-    def launch(self, a, b, c, config=None, stream=0): self.fn(a, b, c)
-
 def _as_spec(kernel) -> KernelSpec: return kernel if isinstance(kernel, KernelSpec) else get_kernel(kernel)
 
 # %% ../nbs/13_bench.ipynb #841c0590
@@ -135,15 +98,14 @@ def _run_size(m, n, k, kernels, peers, configs=None, tuned=False, reps=20, profi
               max_seconds=math.inf, skip=None, bar=None) -> list[Result]:
     "Every peer, then every kernel (a registered name or a `KernelSpec`), verified and timed at m×n×k."
     a, b, c = gpu_inputs(m, n, k, seed=0)
-    ref = _reference(a, b)
+    ref = reference(a, b, keep_on_gpu=True)
     results = []
-    def one(name, launch, obj, cfg, peer, timer=None):
+    # torch.profiler's kernel times (the seeds' method, `measure_runtime`'s): a mean, no spread
+    timer = (lambda launch: profiler_time(launch, reps=reps)) if profiler else None
+    def one(name, launch, cfg, peer, timer=timer):
         why = skip(name) if skip else None
         if why: results.append(Result(name, m, n, k, status=Status.skipped, reason=why, config=str(cfg or ""), peer=peer))
         else:
-            if profiler:        # torch.profiler's kernel times (the seeds' method): a mean, no spread
-                timer = lambda _launch, _cfg: measure_runtime(obj, m, n, k, config=cfg, reps=reps, verify=False,
-                                                              verbose=False)
             results.append(time_one(name, launch, a, b, c, ref, reps, timer=timer, max_seconds=max_seconds,
                                     config=cfg or "", peer=peer))
         if bar is not None: bar.update(1)
@@ -151,14 +113,14 @@ def _run_size(m, n, k, kernels, peers, configs=None, tuned=False, reps=20, profi
         for p in peers:
             name, fn, *timed = PEERS[p]      # a third entry: the launch to time, where it differs from fn's (Inductor)
             if p == "triton" and triton is None: continue
-            timer = (lambda _launch, cfg, t=timed[0]: event_timer(WARMUP, reps)(t(a, b), cfg)) if timed else None
-            one(name, functools.partial(fn, a, b, c), _Launchable(name, fn), None, True, timer)
+            own = (lambda _launch, t=timed[0]: cuda_event_times(t(a, b), warmup=WARMUP, reps=reps)) if timed else timer
+            one(name, functools.partial(fn, a, b, c), None, True, own)
             r = results[-1]
             if p == "inductor" and r.status is Status.failed:     # a peer that cannot run here is not our failure
                 r.status, r.reason = Status.skipped, f"Inductor could not run: {r.reason}"
     for kernel in kernels:
         if kernel == MATMUL:
-            one(MATMUL, functools.partial(cudamm_matmul, a, b, c), _Launchable(MATMUL, cudamm_matmul), None, False)
+            one(MATMUL, functools.partial(cudamm_matmul, a, b, c), None, False)
             continue
         spec = _as_spec(kernel)
         try: cfg = _kernel_config(spec, m, n, k, configs, tuned)
@@ -166,7 +128,7 @@ def _run_size(m, n, k, kernels, peers, configs=None, tuned=False, reps=20, profi
             results.append(Result(spec.name, m, n, k, status=Status.failed, reason=f"{type(e).__name__}: {str(e)[:80]}"))
             if bar is not None: bar.update(1)
             continue
-        one(spec.name, functools.partial(spec.launch, a, b, c, cfg), spec, cfg, False)
+        one(spec.name, functools.partial(spec.launch, a, b, c, cfg), cfg, False)
     return results
 
 # %% ../nbs/13_bench.ipynb #d876d8bf
@@ -213,7 +175,7 @@ DEFAULT_SIZES = [(s, s, s) for s in (128, 256, 512, 1024, 2048, 4096, 8192)] + [
 from .dispatch_model import SUITE, SUITE_SIZES, parse_size, random_suite, RANDOM_FLOP_CAP
 _all_ = ["parse_size", "random_suite"]
 
-def predict_ms(history: list[tuple[float, float]], flops: float) -> float:
+def extrapolate_ms(history: list[tuple[float, float]], flops: float) -> float:
     "Predicted ms at `flops` from (flops, ms) points of the same kernel: the nearest in log-FLOPs, scaled. NaN if none."
     if not history: return math.nan
     f0, ms0 = min(history, key=lambda p: abs(math.log(p[0] / flops)))
@@ -232,7 +194,7 @@ def sweep(sizes=DEFAULT_SIZES, names=None, peers=DEFAULT_PEERS, reps=20, tuned=F
     for m, n, k in sizes:
         flops = 2.0 * m * n * k
         def skip(name):
-            pred = predict_ms(history.get(name, []), flops)
+            pred = extrapolate_ms(history.get(name, []), flops)
             if pred * (WARMUP + reps) / 1e3 > max_seconds: return f"slow: ~{pred / 1e3:.2f} s per launch predicted"
         bar.set_postfix_str(f"{m}×{n}×{k}")
         res = _run_size(m, n, k, names, peers, tuned=tuned, reps=reps, profiler=profiler, max_seconds=max_seconds,

@@ -6,9 +6,9 @@ Docs: https://cudamm.github.io/cudamm/bench_harness.html.md"""
 
 # %% auto #0
 __all__ = ['FIELDS', 'MATMUL', 'FAMILIES', 'OTHERS', 'PEER_COLOURS', 'FRONT_SIZES', 'RESULTS', 'FRESH', 'GPU_ONLY', 'pct_of',
-           'best_peers', 'to_records', 'write_results', 'load_results', 'kernel_families', 'plot_results',
-           'results_markdown', 'suite_groups', 'suite_rows', 'suite_summary', 'suite_markdown', 'plot_suite',
-           'gpu_short_name', 'output_dir', 'copy_bandwidth', 'exit_now', 'gpu_only_options', 'bench_parser']
+           'best_peers', 'to_records', 'write_results', 'kernel_families', 'plot_results', 'results_markdown',
+           'suite_groups', 'suite_rows', 'suite_summary', 'suite_markdown', 'plot_suite', 'gpu_short_name',
+           'output_dir', 'copy_bandwidth', 'exit_now', 'gpu_only_options', 'bench_parser', 'load_results']
 
 # %% ../nbs/97_bench_harness.ipynb #e8542ef0
 import argparse, csv, datetime, json, math, os, re, sys
@@ -19,8 +19,11 @@ from . import __version__
 from .utils import cuda, cuda_event_times, environment, gpu_clocks
 from .kernels import REGISTRY
 from .kernels.core import Status
-from .dispatch import SUITE, gpu_slug
-from .dispatch_model import RANDOM_FLOP_CAP
+from .dispatch_model import SUITE, RANDOM_FLOP_CAP   # the users' suite, the random one's cap (appendix 98)
+from .kernel_table import gpu_slug
+from .figures import load_results   # the one reader of results documents (appendix 93)
+_all_ = ["load_results"]
+
 
 # %% ../nbs/97_bench_harness.ipynb #a80be3ac
 FIELDS = ["kernel", "peer", "m", "n", "k", "config", "status", "reason", "ms", "ms_min", "ms_max", "tflops", "pct_cublas",
@@ -69,15 +72,11 @@ def write_results(results, out_dir="benchmarks/results/h100", settings=None, env
     if plots: paths.update(plot_results(doc, out))
     return paths
 
-def load_results(src) -> dict:
-    "A results document (`environment`, `settings`, `results`) from a path (the JSON or its folder), a dict, or records."
-    if isinstance(src, (str, os.PathLike)):
-        p = Path(src)
-        return json.loads((p / "results.json" if p.is_dir() else p).read_text())
-    if isinstance(src, dict): return src
+def _document(src) -> dict:
+    "A results document from what `load_results` reads, or from `Result`s."
+    if isinstance(src, (str, os.PathLike, dict)): return load_results(src)
     recs = list(src)
-    if recs and not isinstance(recs[0], dict): recs = to_records(recs)
-    return dict(environment={}, settings={}, results=recs)
+    return load_results(recs if not recs or isinstance(recs[0], dict) else to_records(recs))
 
 # %% ../nbs/97_bench_harness.ipynb #34c29789
 FAMILIES = [(3, "the naive kernels to shared memory"), (6, "block tiling"), (7, "bank conflicts"),
@@ -205,7 +204,7 @@ def _pct_figure(recs, env, at):
 # %% ../nbs/97_bench_harness.ipynb #bb279c78
 def plot_results(src, out_dir, size=(4096, 4096, 4096)) -> dict:
     "Draw `tflops_vs_size.png` and `pct_cublas_<size>.png` into `out_dir` from saved results (no GPU needed)."
-    doc = load_results(src)
+    doc = _document(src)
     recs, env = doc["results"], doc.get("environment", {})
     out = Path(out_dir); out.mkdir(parents=True, exist_ok=True)
     paths = dict(tflops_plot=out / "tflops_vs_size.png")
@@ -244,7 +243,7 @@ def results_markdown(src=None, image_dir="benchmarks/results/h100") -> str:
                 "--results benchmarks/results/<gpu>/results.json` to put the real table and plots here.\n\n"
                 "| kernel | TF/s at 4096³ | % of cuBLAS at 4096³ | % of cuBLAS at 4092³ |\n|---|---|---|---|\n"
                 + "".join(f"| `{nm}` | — | — | — |\n" for nm in ["cuBLAS fp32", "Triton fp32", *REGISTRY]))
-    doc = load_results(src)
+    doc = _document(src)
     recs, env, st = doc["results"], doc.get("environment", {}), doc.get("settings", {})
     have = {(r["m"], r["n"], r["k"]) for r in recs if r["tflops"] is not None}
     cols = [s for s in FRONT_SIZES if s in have]
@@ -354,7 +353,7 @@ def suite_markdown(src) -> str:
 def plot_suite(src, out_dir) -> Path:
     "`pct_cublas_suite.png`: % of cuBLAS per suite shape, cudamm.matmul beside Triton."
     from matplotlib.figure import Figure
-    doc = load_results(src)
+    doc = _document(src)
     rows = suite_rows(doc)
     fig = Figure(figsize=(9, 0.32 * len(rows) + 1.8), layout="constrained")
     ax = fig.subplots()
@@ -381,8 +380,6 @@ def plot_suite(src, out_dir) -> Path:
 # %% ../nbs/97_bench_harness.ipynb #e4d57ba2
 RESULTS = Path("benchmarks/results")       # the committed results, a folder per GPU, relative to a clone's root
 FRESH = Path("cudamm-results")             # where a run writes by default (git-ignored)
-
-from .dispatch import gpu_slug
 
 def gpu_short_name(gpu: str) -> str:
     "The folder of a GPU's committed results: its model, lower case (`h100` for 'NVIDIA H100 80GB HBM3')."

@@ -129,7 +129,7 @@ def choose_kernel(m: int, n: int, k: int, kernel=None, config=None, tune: bool =
         return spec, (spec.check(config) if config is not None else _config_for(spec, m, n, k, tune))
     if config is not None: raise ValueError("config= needs kernel= too: a configuration belongs to one kernel")
     if tune:                                   # what was chosen before the measurement may no longer be the best
-        dispatch.tune([(m, n, k)], progress=False)
+        dispatch.tune_table([(m, n, k)], progress=False)
         _plan.cache_clear()
     choice = dispatch.choose(m, n, k, dispatch.current_device(device))
     return get_kernel(choice.kernel), choice.config

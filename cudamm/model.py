@@ -14,16 +14,15 @@ from pathlib import Path
 
 import cudamm
 from .kernels import REGISTRY, KernelSpec
+from .kernels.core import KNOWN_GPUS   # the GPU facts: appendix 91
 from .inspect import inspect, ptxas_info, resolve, sass_lines
 
 # %% ../nbs/99_model.ipynb #d1f032d7
-MACHINES = {      # per GPU; `source`: derived from widths and clocks, or measured (and where: benchmarks/...)
-    "H100": dict(name="NVIDIA H100 80GB HBM3", cc=(9, 0), sms=132, fp32_lanes=128, clock_mhz=1980,
-                 smem_bytes_per_clock=128, dram_gbs=3033.9, l2_gbs=None,
+MACHINES = {      # per GPU of `KNOWN_GPUS`; `source`: derived from widths and clocks, or measured (and where)
+    "H100": dict(dram_gbs=3033.9, l2_gbs=None,
                  source=dict(fp32="derived", smem="derived", dram="measured copy, results/h100/shapes",
                              l2="not measured yet: benchmarks/experiments/roofs/run.py measures it")),
-    "H200": dict(name="NVIDIA H200", cc=(9, 0), sms=132, fp32_lanes=128, clock_mhz=1980,
-                 smem_bytes_per_clock=128, dram_gbs=4289.9, l2_gbs=None,
+    "H200": dict(dram_gbs=4289.9, l2_gbs=None,
                  source=dict(fp32="derived", smem="derived", dram="measured copy, results/h200/shapes",
                              l2="not measured yet: benchmarks/experiments/roofs/run.py measures it"))}
 
@@ -31,9 +30,12 @@ ROOFS_DIR = Path(cudamm.__file__).resolve().parent.parent / "benchmarks" / "expe
 MEASURED = {"fp32_tflops": "fp32", "smem_gbs": "smem", "l2_gbs": "l2"}     # what roofs_<gpu>.json may replace
 
 def machine(gpu: str = "H100", roofs_dir=ROOFS_DIR) -> dict:
-    "The numbers of `gpu` that the model uses, with their sources: `MACHINES`, then a measured `roofs_<gpu>.json`."
+    "The numbers of `gpu` the model uses, with their sources: `KNOWN_GPUS`, `MACHINES`, a measured `roofs_<gpu>.json`."
     if gpu not in MACHINES: raise ValueError(f"no machine {gpu!r} in cudamm.model.MACHINES; it knows {', '.join(MACHINES)}")
-    hw = {**MACHINES[gpu], "source": dict(MACHINES[gpu]["source"])}
+    dev = KNOWN_GPUS[gpu]
+    hw = dict(name=dev.name, cc=dev.cc, sms=dev.sms, fp32_lanes=dev.fp32_lanes, clock_mhz=dev.clock_mhz,
+              smem_bytes_per_clock=dev.smem_bytes_per_clock, **MACHINES[gpu])
+    hw["source"] = dict(MACHINES[gpu]["source"])
     hw["fp32_tflops"] = hw["sms"] * hw["fp32_lanes"] * 2 * hw["clock_mhz"] / 1e6
     hw["smem_gbs"] = hw["sms"] * hw["smem_bytes_per_clock"] * hw["clock_mhz"] / 1e3
     hw["derived"] = dict(fp32_tflops=hw["fp32_tflops"], smem_gbs=hw["smem_gbs"])     # kept where a file replaces them

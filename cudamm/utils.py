@@ -1,4 +1,4 @@
-"""The helpers every chapter uses: sizes, copies between host and GPU, a correctness check that cannot be fooled, and two timers.
+"""The helpers every chapter uses: sizes, copies between host and GPU, a correctness check that cannot be fooled, one timer, and the routine that checks a kernel, then times it.
 
 Docs: https://cudamm.github.io/cudamm/utils.html.md"""
 
@@ -7,11 +7,12 @@ Docs: https://cudamm.github.io/cudamm/utils.html.md"""
 # %% auto #0
 __all__ = ['LAUNCH_CYCLE', 'simulating', 'require_device', 'cdiv', 'to_d', 'to_h', 'array_like', 'random_inputs', 'reference',
            'rel_error', 'matmul_shape', 'assert_matmul_correct', 'launcher', 'check_kernel', 'flush_l2',
-           'cuda_event_times', 'cuda_event_time', 'cuda_mean_time', 'cuda_mean_runtime', 'gpu_inputs', 'tflops',
-           'measure_runtime', 'tf32_off', 'cublas_fp32', 'environment', 'gpu_clocks', 'gpu_available', 'use_simulator']
+           'cuda_event_times', 'cuda_event_time', 'Status', 'Measurement', 'verify_then_time', 'cuda_mean_runtime',
+           'profiler_time', 'gpu_inputs', 'tflops', 'measure_runtime', 'tf32_off', 'cublas_fp32', 'environment',
+           'gpu_clocks', 'gpu_available', 'use_simulator']
 
 # %% ../nbs/90_utils.ipynb #44f395d5
-import contextlib, gc, math, os, statistics, sys, threading, time, warnings
+import contextlib, dataclasses, enum, gc, math, os, statistics, sys, threading, time, warnings
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -70,22 +71,31 @@ def random_inputs(m: int, n: int, k: int, seed: int | None = None) -> tuple[np.n
     rng = np.random.default_rng(seed)
     return (rng.standard_normal((m, k), dtype=np.float32), rng.standard_normal((k, n), dtype=np.float32))
 
-def reference(a, b) -> np.ndarray:
-    "`a @ b` in float64 (on the GPU through torch when the inputs live there, else with numpy)."
+def reference(a, b, keep_on_gpu: bool = False):
+    """`a @ b` in float64: on the GPU through torch when the inputs live there, else with numpy. A numpy array; with
+    `keep_on_gpu`, inputs on the GPU give the torch tensor where it was computed (`rel_error` then compares there)."""
     if not simulating() and (hasattr(a, "__cuda_array_interface__") or hasattr(a, "copy_to_host")):
         import torch
         ta, tb = (torch.as_tensor(x, device="cuda") for x in (a, b))
-        return (ta.double() @ tb.double()).cpu().numpy()
+        product = ta.double() @ tb.double()
+        return product if keep_on_gpu else product.cpu().numpy()
     return to_h(a).astype(np.float64) @ to_h(b).astype(np.float64)
 
+def _is_tensor(x) -> bool: return type(x).__module__.split(".")[0] == "torch"
+
 def rel_error(c, ref) -> float:
-    "Relative Frobenius error ‖c − ref‖ / ‖ref‖ in float64 (NaN if `c` has any NaN; `‖c‖` when `ref` is 0)."
-    c, ref = to_h(c).astype(np.float64), np.asarray(ref, dtype=np.float64)
-    if c.shape != ref.shape: raise ValueError(f"shapes differ: result {c.shape}, reference {ref.shape}")
-    if c.size == 0: return 0.0
-    if not np.isfinite(c).all(): return math.nan
-    den = np.linalg.norm(ref)
-    return float(np.linalg.norm(c - ref) / (den if den > 0 else 1.0))
+    """Relative Frobenius error ‖c − ref‖ / ‖ref‖ in float64 (NaN if `c` has any NaN; `‖c‖` when `ref` is 0), computed
+    where `ref` is: on its GPU for a torch tensor (nothing is copied to the host), else with numpy."""
+    if _is_tensor(ref):
+        import torch
+        c, norm, finite = torch.as_tensor(c, device=ref.device).double(), torch.linalg.norm, torch.isfinite
+    else: c, ref, norm, finite = to_h(c).astype(np.float64), np.asarray(ref, np.float64), np.linalg.norm, np.isfinite
+    if tuple(c.shape) != tuple(ref.shape):
+        raise ValueError(f"shapes differ: result {tuple(c.shape)}, reference {tuple(ref.shape)}")
+    if math.prod(c.shape) == 0: return 0.0
+    if not bool(finite(c).all()): return math.nan
+    den = float(norm(ref))
+    return float(norm(c - ref)) / (den if den > 0 else 1.0)
 
 # %% ../nbs/90_utils.ipynb #00844d6d
 def _size(x) -> int: return math.prod(x.shape)
@@ -273,18 +283,68 @@ def cuda_event_time(fn: Callable[[], object], warmup: int = 3, reps: int = 30, f
     "Median milliseconds of `reps` timed calls of `fn` after `warmup` calls, L2 flushed before each."
     return float(np.median(cuda_event_times(fn, warmup, reps, flush)))
 
-# %% ../nbs/90_utils.ipynb #e73b2a4c
-def cuda_mean_time(fn: Callable[[], object], warmup: int = 3, reps: int = 10) -> float:
-    "Mean milliseconds of `fn` over `reps` back-to-back calls between two CUDA events: the quick timer."
-    _require_gpu("cuda_mean_time")
-    hold = _warm_up(fn, warmup)
-    cuda.synchronize()
-    _hold(min(hold * reps, 100_000))
-    start, end = cuda.event(), cuda.event()
-    start.record()
-    for _ in range(reps): fn()
-    end.record(); end.synchronize()
-    return cuda.event_elapsed_time(start, end) / reps
+# %% ../nbs/90_utils.ipynb #8374f6f4
+class Status(str, enum.Enum):
+    "How a kernel fared at one size: timed (`ok`), or why not; a `reason` travels beside it."
+    ok = "ok"             # verified, then timed
+    wrong = "wrong"       # ran, but the result is not a @ b (the reason gives the error)
+    failed = "failed"     # did not compile or launch (the reason gives the exception)
+    skipped = "skipped"   # not run on purpose (too slow at this size, ...)
+    pruned = "pruned"     # a configuration that breaks a constraint: never compiled
+    def __str__(self): return self.value
+    def __format__(self, spec): return format(self.value, spec)
+
+@dataclasses.dataclass
+class Measurement:
+    "What `verify_then_time` found: a `Status` and why, the relative error, the times in ms (median, min, max)."
+    status: Status = Status.ok
+    reason: str = ""
+    error: float = math.nan
+    ms: float = math.nan
+    ms_min: float = math.nan
+    ms_max: float = math.nan
+    first_s: float = math.nan      # seconds of the verifying call (it compiles the kernel, the first time)
+    probe_ms: float = math.nan     # the one call timed to decide whether to time more (`max_seconds`)
+    exception: Exception | None = dataclasses.field(default=None, repr=False)   # what a failed launch raised
+
+def _short(e: Exception) -> str:
+    msg = str(e).strip().splitlines()
+    return f"{type(e).__name__}: {msg[0][:100] if msg else ''}"
+
+# %% ../nbs/90_utils.ipynb #3bf14e63
+def verify_then_time(launch: Callable[[], object], # writes a product into `c`
+                     c, # the output `launch` writes (a device array)
+                     ref, # `reference(a, b)` to compare with; None: not compared
+                     tol: float = 1e-5, # relative Frobenius error allowed
+                     warmup: int = 3, # untimed calls before the timed ones (the default timer's)
+                     reps: int = 20, # timed calls (the default timer's)
+                     timer: Callable | None = None, # `timer(launch)` -> ms, one or one per call; else CUDA events
+                     max_seconds: float = math.inf, # skip a kernel whose timing would take longer
+                    ) -> Measurement:
+    "Run `launch()` once into `c` poisoned with NaN and compare with `ref`; time only a right result. Never raises."
+    res = Measurement()
+    try:
+        if ref is not None and c.dtype.kind == "f": c.copy_to_device(np.full(c.shape, np.nan, c.dtype))
+        start = time.perf_counter()
+        launch(); cuda.synchronize()
+        res.first_s = time.perf_counter() - start
+        if ref is not None:
+            res.error = rel_error(c, ref)
+            if not res.error <= tol:
+                res.status, res.reason = Status.wrong, f"rel. error {res.error:.1e} > {tol:g}"; return res
+        if timer is None and simulating(): return res          # checked; the simulator's times would mean nothing
+        if max_seconds < math.inf:
+            res.probe_ms = float(cuda_event_times(launch, warmup=0, reps=1, flush=False)[0])   # compiled and warm
+            if res.probe_ms * (warmup + reps) / 1e3 > max_seconds:
+                res.status, res.reason = Status.skipped, f"slow: {res.probe_ms / 1e3:.2f} s per launch"; return res
+        times = (timer or (lambda fn: cuda_event_times(fn, warmup=warmup, reps=reps)))(launch)
+        times = np.atleast_1d(np.asarray(times, dtype=float))
+        res.ms = float(np.median(times))
+        if len(times) > 1: res.ms_min, res.ms_max = float(times.min()), float(times.max())
+        if not math.isfinite(res.ms): res.status, res.reason = Status.failed, f"the timer gave {res.ms}"
+    except Exception as e:                                       # compile or launch failure: reported, not raised
+        res.status, res.reason, res.exception = Status.failed, _short(e), e
+    return res
 
 # %% ../nbs/90_utils.ipynb #8dfcd67e
 _GPU_CATEGORIES = ("kernel", "gpu_memcpy", "gpu_memset")      # what the GPU ran, in a Chrome trace's categories
@@ -317,6 +377,17 @@ def cuda_mean_runtime(prof_log, kernel_name: str, do_print: bool = False) -> flo
     if do_print: print(f"{kernel_name}: {ms / 1e3:.6f} s (mean of {len(times[hits[0]])} launches, torch.profiler)")
     return ms
 
+def profiler_time(fn: Callable[[], object], warmup: int = 2, reps: int = 10) -> float:
+    "Mean GPU milliseconds per call of `fn` (every kernel it runs) from `torch.profiler`, after `warmup` calls."
+    _require_gpu("profiler_time")
+    from torch.profiler import ProfilerActivity, profile
+    for _ in range(warmup): fn()
+    cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA], acc_events=True) as prof:
+        for _ in range(reps): fn()
+        cuda.synchronize()
+    return sum(us for _, us in _gpu_activity(prof)) / 1e3 / reps      # every kernel a call ran (cuBLAS may run two)
+
 # %% ../nbs/90_utils.ipynb #e60e49f3
 def gpu_inputs(m: int, n: int, k: int, seed=None):
     "Random float32 device inputs `a`, `b` and a NaN-poisoned output `c` for an m×n×k product."
@@ -328,15 +399,13 @@ def tflops(m: int, n: int, k: int, ms: float) -> float:
     return 2 * m * n * k / (ms * 1e-3) / 1e12
 
 # %% ../nbs/90_utils.ipynb #5a631135
-def _timing_inputs(inputs, m, n, k, mnk, verify: bool):
-    "`(a, b, c, m, n, k)` to time: random float32 (sizes not given are 4092), or `inputs` with `c` poisoned with NaN."
+def _timing_inputs(inputs, m, n, k, mnk):
+    "`(a, b, c, m, n, k)` to time: random float32 (sizes not given are 4092), or `inputs` on the GPU."
     if inputs is None:
         m, n, k = (4092 if x is None else x for x in (m, n, k))
         return (*gpu_inputs(m, n, k), m, n, k)
     a, b, c = (to_d(x) for x in inputs)
-    m, n, k = matmul_shape(a, b, c, mnk)
-    if verify and c.dtype.kind == "f": c.copy_to_device(np.full(c.shape, np.nan, c.dtype))
-    return a, b, c, m, n, k
+    return a, b, c, *matmul_shape(a, b, c, mnk)
 
 # %% ../nbs/90_utils.ipynb #d47706e7
 def measure_runtime(kernel, m: int | None = None, n: int | None = None, k: int | None = None, *,
@@ -363,16 +432,15 @@ def measure_runtime(kernel, m: int | None = None, n: int | None = None, k: int |
     mnk = None if None in (m, n, k) else (m, n, k)
     launch = launcher(kernel, config, nthreads, nblocks_fn, kernel_args or None, bs, dynsmem, mnk=mnk)  # checks first
     _require_gpu("measure_runtime")
-    from torch.profiler import ProfilerActivity, profile
-    a, b, c, m, n, k = _timing_inputs(inputs, m, n, k, mnk, verify)
-    launch(a, b, c); cuda.synchronize()
-    err = assert_matmul_correct(a, b, c, tol=tol, mnk=(m, n, k)) if verify else math.nan
-    for _ in range(warmup): launch(a, b, c)
-    cuda.synchronize()
-    with profile(activities=[ProfilerActivity.CUDA], acc_events=True) as prof:
-        for _ in range(reps): launch(a, b, c)
-        cuda.synchronize()
-    ms = sum(us for _, us in _gpu_activity(prof)) / 1e3 / reps      # every kernel a launch ran (cuBLAS may run two)
+    a, b, c, m, n, k = _timing_inputs(inputs, m, n, k, mnk)
+    ref = reference(_as_matrix(a, m, k), _as_matrix(b, k, n), keep_on_gpu=True) if verify else None
+    got = verify_then_time(lambda: launch(a, b, c), _as_matrix(c, m, n), ref, tol=tol,
+                           timer=lambda fn: profiler_time(fn, warmup, reps))
+    if got.exception is not None: raise got.exception
+    if got.status is Status.wrong:
+        assert_matmul_correct(a, b, c, tol=tol, mnk=(m, n, k))          # its message says what is wrong
+        raise AssertionError(f"{got.reason} for m×n×k = {m}×{n}×{k}")
+    ms, err = got.ms, got.error
     name = _kernel_name(kernel)
     if do_print: print(f"{name}: {ms / 1e3:.6f} s (mean of {reps} runs, torch.profiler)")
     if verbose: print(f"{name}: {ms:.3f} ms, {tflops(m, n, k, ms):.2f} TFLOP/s at {m}×{n}×{k} (rel. error {err:.1e})")

@@ -7,8 +7,8 @@ import pytest
 from numba import cuda, float32
 
 from cudamm import autotune as at
-from cudamm.autotune import (autotune, best_config, cache_key, cache_path, clear_cache, search_space,
-                             size_bucket, tune)
+from cudamm.autotune import autotune, best_config, cache_key, cache_path, clear_cache, search_space, tune
+from cudamm.kernel_table import TABLE_FORMAT, shape_bucket
 from cudamm.kernels import Config, KernelSpec, get_kernel
 from cudamm.kernels.core import Status
 from cudamm.utils import cdiv, check_kernel, environment, simulating
@@ -141,9 +141,9 @@ def test_keys():
                                                             (4096, 256, 4096), (4096, 4096, 4095)]]
     others += [cache_key("smem_dynamic", 4096, 4096, 4096, env), cache_key(make_spec("smem"), 4096, 4096, 4096, env)]
     assert len({key, *others}) == len(others) + 1                 # every difference makes a new key
-    assert cache_key("smem", 3000, 4000, 2052, env) == cache_key("smem", 4000, 3000, 4092, env)   # one bucket
-    assert size_bucket(4096, 4092, 1) == "4096:128x4096:4x1:1"
-    assert size_bucket(0, 5, 129) == "1:128x8:1x256:1"
+    assert cache_key("smem", 3900, 4000, 4092, env) == cache_key("smem", 4000, 4092, 3900, env)   # one bucket
+    assert shape_bucket(4096, 4092, 1) == "48:128x48:4x0:1"
+    assert shape_bucket(0, 5, 129) == "0:128x10:1x29:1"
     assert set(env) <= set(environment())
 
 
@@ -151,14 +151,14 @@ def test_stored_then_read_by_a_fresh_process_that_builds_only_the_winner(cache_d
     spec = make_spec()
     tune(spec, M, N, K, timer=FakeTimer(), progress=False)
     data = json.loads(cache_path().read_text())
-    entry = data["entries"][cache_key(spec, M, N, K)]
-    assert data["format"] == at.CACHE_FORMAT and entry["config"] == {"B": 8} and entry["shape"] == [M, N, K]
+    entry = data["tuned"][cache_key(spec, M, N, K)]
+    assert data["format"] == TABLE_FORMAT and entry["config"] == {"B": 8} and entry["shape"] == [M, N, K]
     fresh_process(spec)
     cfg = best_config(spec, M, N, K, timer=boom)                  # from the file: nothing searched or built
     assert cfg == Config(B=8) and spec.built == []
     check_kernel(spec, M, N, K, config=cfg)
     assert spec.built == [8]                                      # launching built the winner only
-    assert best_config(spec, 8, 16, 7, timer=boom) == cfg         # same bucket, from memory
+    assert best_config(spec, M, N, K, timer=boom) == cfg          # again: from memory
 
 
 def test_retune_forces_a_new_search():
@@ -172,26 +172,25 @@ def test_retune_forces_a_new_search():
     assert best_config(spec, M, N, K, timer=boom) == Config(B=2)  # the file was overwritten too
 
 
-@pytest.mark.parametrize("content", ["{not json", "", '{"format": 999, "entries": {}}', "[1, 2]",
-                                     '{"format": 1, "entries": [1]}'],
-                         ids=["corrupt", "empty", "foreign-format", "not-a-dict", "bad-entries"])
+@pytest.mark.parametrize("content", ["{not json", "", '{"format": 999, "tuned": {}}', "[1, 2]"],
+                         ids=["corrupt", "empty", "foreign-format", "not-a-dict"])
 def test_a_corrupt_or_foreign_file_is_ignored_with_a_warning_and_retuned(content):
     spec = make_spec()
     cache_path().parent.mkdir(parents=True, exist_ok=True)
     cache_path().write_text(content)
     timer = FakeTimer()
-    with pytest.warns(UserWarning, match="autotune cache"):
+    with pytest.warns(UserWarning, match="ignoring the kernel table"):
         assert best_config(spec, M, N, K, timer=timer, progress=False) == Config(B=8)
     assert sorted(timer.calls) == [2, 4, 8]
     data = json.loads(cache_path().read_text())                   # replaced by a valid file
-    assert list(data["entries"]) == [cache_key(spec, M, N, K)]
+    assert list(data["tuned"]) == [cache_key(spec, M, N, K)]
 
 
 def test_an_entry_of_a_foreign_format_is_not_used_even_if_its_key_matches():
     spec = make_spec()
     key = cache_key(spec, M, N, K)
     cache_path().parent.mkdir(parents=True, exist_ok=True)
-    cache_path().write_text(json.dumps({"format": 0, "entries": {key: {"config": {"B": 2}}}}))
+    cache_path().write_text(json.dumps({"format": 0, "tuned": {key: {"config": {"B": 2}}}}))
     with pytest.warns(UserWarning, match="format 0"):
         assert best_config(spec, M, N, K, timer=FakeTimer(), progress=False) == Config(B=8)
 
@@ -210,8 +209,8 @@ def test_atomic_write_under_concurrent_writers(cache_dir):
     threads = [threading.Thread(target=writer, args=(i,)) for i in range(4)]
     for t in threads: t.start()
     for t in threads: t.join()
-    assert len(json.loads(path.read_text())["entries"]) == 100    # merged: no writer lost another's keys
-    assert not list(cache_dir.glob("*.tmp"))
+    assert len(json.loads(path.read_text())["tuned"]) == 100    # merged: no writer lost another's keys
+    assert not list(cache_dir.rglob("*.tmp"))
 
 
 def test_a_failed_write_leaves_the_old_file_and_no_temporary_file(cache_dir, monkeypatch):
@@ -222,7 +221,7 @@ def test_a_failed_write_leaves_the_old_file_and_no_temporary_file(cache_dir, mon
     import cudamm.cache
     monkeypatch.setattr(cudamm.cache.os, "fsync", disk_full)           # the temporary file cannot be flushed
     with pytest.raises(OSError): at._store(path, "b", {"config": {"B": 4}})
-    assert path.read_text() == before and not list(cache_dir.glob("*.tmp"))
+    assert path.read_text() == before and not list(cache_dir.rglob("*.tmp"))
     with pytest.warns(UserWarning, match="could not write"):      # tuning still answers, from memory
         assert best_config(make_spec(), M, N, K, timer=FakeTimer(), progress=False) == Config(B=8)
 
@@ -235,8 +234,8 @@ def test_two_processes_writing_at_once(cache_dir):
                                                         os.environ.get("PYTHONPATH", "")])}
     procs = [subprocess.Popen([sys.executable, "-c", code, name], env=env) for name in ("p", "q")]
     assert [p.wait(timeout=120) for p in procs] == [0, 0]
-    assert len(json.loads(cache_path().read_text())["entries"]) == 60
-    assert not list(cache_dir.glob("*.tmp"))
+    assert len(json.loads(cache_path().read_text())["tuned"]) == 60
+    assert not list(cache_dir.rglob("*.tmp"))
 
 
 def test_clear_cache():

@@ -3,8 +3,8 @@ import csv, json, math, os, subprocess, sys
 
 import pytest
 
-from cudamm.bench import (REGISTRY, Result, load_results, main, parse_size, plot_results, predict_ms, results_markdown,
-                          table, to_records, write_results)
+from cudamm.bench import (REGISTRY, Result, load_results, main, parse_size, plot_results, extrapolate_ms,
+                          results_markdown, table, to_records, write_results)
 from cudamm.kernels.core import Status
 from cudamm.utils import simulating
 
@@ -93,9 +93,9 @@ def test_sizes_and_prediction():
     for bad in ("0", "12x3", "axbxc", "-4"):
         with pytest.raises(ValueError): parse_size(bad)
     hist = [(2 * 1024**3, 10.0), (2 * 4096**3, 700.0)]
-    assert predict_ms(hist, 2 * 8192**3) == pytest.approx(5600.0)     # scaled from the nearest point, 4096³
-    assert predict_ms(hist, 2 * 2048**3) == pytest.approx(80.0)       # nearer to 1024³ in log-FLOPs
-    assert math.isnan(predict_ms([], 1.0))
+    assert extrapolate_ms(hist, 2 * 8192**3) == pytest.approx(5600.0)     # scaled from the nearest point, 4096³
+    assert extrapolate_ms(hist, 2 * 2048**3) == pytest.approx(80.0)       # nearer to 1024³ in log-FLOPs
+    assert math.isnan(extrapolate_ms([], 1.0))
 
 
 def test_command_line_errors(capsys):
@@ -132,7 +132,7 @@ def fake_gpu(monkeypatch):
     """The GPU path of the bench on the simulator: kernels really run (and are verified) at tiny sizes, but the
     timer is fake (naive: 1 MFLOP/s, the rest 10 GFLOP/s) and cuBLAS is numpy. Exercises sweep, skips, files."""
     import numpy as np
-    from cudamm import autotune, bench, utils
+    from cudamm import bench, utils
     def fake_times(launch, warmup=3, reps=20, flush=True):
         owner = getattr(launch.func, "__self__", None)
         name = owner.name if owner is not None else "peer"
@@ -140,9 +140,8 @@ def fake_gpu(monkeypatch):
         return np.full(reps, 2 * m * n * k / (1e3 if name == "naive" else 1e7))   # ms
     def numpy_cublas(a, b, c): c.copy_to_device((utils.to_h(a) @ utils.to_h(b)).astype(np.float32))
     monkeypatch.setattr(bench, "simulating", lambda: False)
-    monkeypatch.setattr(bench, "_reference", utils.reference)
     monkeypatch.setattr(bench, "cuda_event_times", fake_times)
-    monkeypatch.setattr(autotune, "cuda_event_times", fake_times)       # bench times through autotune's event_timer
+    monkeypatch.setattr(utils, "cuda_event_times", fake_times)          # verify_then_time's one-launch probe
     monkeypatch.setattr(bench, "copy_bandwidth", lambda: 1.0)
     monkeypatch.setitem(bench.PEERS, "cublas", ("cuBLAS fp32", numpy_cublas))
     monkeypatch.setattr(bench, "environment", lambda: dict(ENV, triton=None, numpy="0", compute_capability="0"))
@@ -208,9 +207,9 @@ def test_bench_reexports_the_harness():
 
 def test_results_markdown_without_environment():
     "Records alone carry no environment: the first line then names none, instead of a dangling 'on .'."
-    md = results_markdown(load_results(fake_results()))
+    md = results_markdown(load_results(to_records(fake_results())))
     assert md.startswith("Measured with `cudamm-bench`. Every kernel verified") and " on ." not in md
-    assert results_markdown(dict(load_results(fake_results()), environment=ENV)).startswith(
+    assert results_markdown(dict(load_results(to_records(fake_results())), environment=ENV)).startswith(
         "Measured with `cudamm-bench` on made-up GPU · driver 0.0 · torch 0 · numba-cuda 0 · cudamm 0 · 2026-01-01.")
 
 

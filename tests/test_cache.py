@@ -37,7 +37,7 @@ def test_cache_dir_follows_the_platform(monkeypatch, tmp_path):
 def test_autotune_and_tables_live_in_the_cache_folder(folder):
     from cudamm.autotune import cache_path
     from cudamm.dispatch import user_table_path
-    assert cache_path().parent == folder and user_table_path("NVIDIA H100 80GB HBM3").parent == folder / "tables"
+    assert cache_path().parent == folder / "tables" and user_table_path("NVIDIA H100 80GB HBM3").parent == folder / "tables"
 
 
 def test_miss_then_hit(folder):

@@ -3,7 +3,8 @@ import is a dependency too) runs to the importer's own layer or below, the impor
 another module's private name (`from x import _y`).
 
 The layers, lowest first:
-compat → utils → intrinsics → kernel source (the generator) → kernels/ → autotune, inspect → dispatch →
+compat → utils (with the caches and the kernel table) → intrinsics → kernel source (the generator) → kernels/ →
+autotune, inspect → dispatch →
 matmul → the course's figures and model → bench. Within kernels/, `core` is the floor, a chapter may import an
 earlier chapter's module, and the package (`cudamm.kernels`, which imports every chapter) is the top. A new module fails
 `test_every_module_has_a_layer` until it is given its place in `LAYERS`."""
@@ -16,11 +17,10 @@ PACKAGE = Path(__file__).resolve().parents[1] / "cudamm"
 
 LAYERS = [                       # lowest first: a module may import from its own layer and those before it
     ("compat", {"cudamm", "cudamm.compat"}),   # the package's import-time body imports compat only (see DELIBERATE)
-    ("utils", {"cudamm.utils", "cudamm.cache"}),
+    ("utils", {"cudamm.utils", "cudamm.cache", "cudamm.kernel_table"}),   # utils: verify_then_time, the one timer
     ("intrinsics", {"cudamm.llvm", "cudamm.intrinsics"}),
     ("kernel source", {"cudamm.source"}),
     ("kernels", {"cudamm.kernels"}),           # and every cudamm.kernels.* module: ordered by `kernel_rank`
-    # (timing and verification, one of each, goes here when it is a module of its own)
     ("tools", {"cudamm.autotune", "cudamm.inspect"}),
     ("dispatch", {"cudamm.dispatch_model", "cudamm.dispatch"}),
     ("library", {"cudamm.matmul"}),

@@ -151,9 +151,9 @@ def test_tune_keeps_order_and_budget(tmp_path, monkeypatch):
     monkeypatch.setattr(dispatch, "measure_shape", fake_measure)
     shapes = [(64, 64, 64), (300, 200, 100), (1, 512, 512)]
     out, log = tmp_path / "table.json", tmp_path / "log.json"
-    dispatch.tune(shapes, out, log, progress=False)
+    dispatch.tune_table(shapes, out, log, progress=False)
     assert calls == shapes and set(dispatch.read_table(out)) == {dispatch.shape_bucket(*s) for s in shapes}
     assert [tuple(x["shape"]) for x in json.loads(log.read_text())["shapes"]] == shapes
     calls.clear()
-    dispatch.tune(shapes, tmp_path / "short.json", progress=False, budget=0.01)  # spent during the first shape
+    dispatch.tune_table(shapes, tmp_path / "short.json", progress=False, budget=0.01)  # spent during the first shape
     assert calls == shapes[:1] and len(dispatch.read_table(tmp_path / "short.json")) == 1

@@ -6,12 +6,12 @@ Docs: https://cudamm.github.io/cudamm/core.html.md"""
 
 # %% auto #0
 __all__ = ['MAX_THREADS', 'MAX_STATIC_SMEM', 'MAX_GRID_Y', 'FP32_LANES', 'FP32_LANES_MINOR', 'KNOWN_GPUS', 'COURSE_GPU',
-           'SIGNATURE', 'REGISTRY', 'Config', 'Geometry', 'cover_by_columns', 'cover_by_rows', 'Device', 'KernelSpec',
-           'operands', 'rows_aligned', 'stream_handle', 'driver_launch', 'Status', 'register', 'get_kernel', 'autotune',
-           'space_of']
+           'SIGNATURE', 'REGISTRY', 'Config', 'Geometry', 'cover_by_columns', 'cover_by_rows', 'fp32_lanes', 'Device',
+           'known_gpu', 'KernelSpec', 'operands', 'rows_aligned', 'stream_handle', 'driver_launch', 'register',
+           'get_kernel', 'autotune', 'space_of', 'Status']
 
 # %% ../../nbs/91_core.ipynb #71c07795
-import dataclasses, enum, functools, itertools, math
+import dataclasses, functools, itertools, math
 from collections.abc import Callable
 
 import numpy as np
@@ -67,6 +67,11 @@ def cover_by_rows(cfg, m: int, n: int, k: int, tile) -> tuple:
 FP32_LANES = {7: 64, 8: 64, 9: 128, 10: 128, 12: 128}   # FP32 FMA units per SM by major compute capability …
 FP32_LANES_MINOR = {(8, 6): 128, (8, 7): 128, (8, 9): 128}  # … where a minor version differs
 
+def fp32_lanes(cc) -> int:
+    "FP32 fused multiply-adds per SM per clock on a GPU of compute capability `cc` (CUDA does not report them)."
+    cc = tuple(cc)
+    return FP32_LANES_MINOR.get(cc, FP32_LANES.get(cc[0], 64))
+
 @dataclasses.dataclass(frozen=True)
 class Device:
     "What cudamm knows of a GPU; `Device.current()` reads it off the GPU in use."
@@ -83,16 +88,30 @@ class Device:
     max_blocks_per_sm: int = 32             # resident blocks per SM
     smem_per_block: int = MAX_STATIC_SMEM   # shared memory one block may have (beyond 48 KB: dynamic, opted in)
     smem_reserved_per_block: int = 1024     # shared memory the driver keeps per block (1 KB from cc 8.0 on)
+    register_unit: int = 256                # a warp's registers are allocated in units of this many
+    smem_bytes_per_clock: int = 128         # shared memory an SM delivers per clock: 32 banks of 4 bytes
 
     @property
     def peak_tflops(self) -> float: return 2 * self.sms * self.fp32_lanes * self.clock_mhz * 1e6 / 1e12
 
-    def blocks_per_sm(self, threads: int, registers: int, shared: int) -> int:
-        """How many blocks of `threads` threads, `registers` registers each and `shared` bytes of shared memory fit on
-        one SM at once: threads, registers, shared memory or the block limit, whichever binds first."""
-        by_regs = self.regs_per_sm // max(threads * registers, 1)
+    def occupancy(self, threads: int, registers: int, shared: int, granular: bool = True) -> dict:
+        """Blocks of `threads` threads, `registers` registers each and `shared` bytes of shared memory that one SM
+        runs at once (0: none fits), their warps, and what binds first: registers, shared memory, threads or the
+        limit on blocks. `granular`: threads in whole warps, a warp's registers in whole `register_unit`s, as the
+        hardware allocates them; else the plain products."""
+        warps = cdiv(threads, 32)
+        if granular:
+            per_warp = cdiv(max(registers, 1) * 32, self.register_unit) * self.register_unit
+            by_regs, by_threads = self.regs_per_sm // (per_warp * warps), self.threads_per_sm // (warps * 32)
+        else: by_regs, by_threads = self.regs_per_sm // max(threads * registers, 1), self.threads_per_sm // threads
         by_smem = self.smem_per_sm // (shared + self.smem_reserved_per_block) if shared else self.max_blocks_per_sm
-        return max(1, min(self.threads_per_sm // threads, by_regs, by_smem, self.max_blocks_per_sm))
+        blocks, limiter = min((by_regs, "registers"), (by_smem, "shared memory"), (by_threads, "threads"),
+                              (self.max_blocks_per_sm, "blocks"))
+        return dict(blocks_per_sm=blocks, warps_per_sm=blocks * warps, occupancy_limiter=limiter)
+
+    def blocks_per_sm(self, threads: int, registers: int, shared: int) -> int:
+        "Dispatch's model's count of the blocks an SM runs at once: `occupancy` with plain products, at least 1."
+        return max(1, self.occupancy(threads, registers, shared, granular=False)["blocks_per_sm"])
 
     @classmethod
     def current(cls) -> "Device":
@@ -100,9 +119,8 @@ class Device:
         d = cuda.get_current_device()
         name = d.name.decode() if isinstance(d.name, bytes) else d.name
         cc = tuple(d.compute_capability)
-        lanes = FP32_LANES_MINOR.get(cc, FP32_LANES.get(cc[0], 64))
         bandwidth = 2 * d.MEMORY_CLOCK_RATE * 1e3 * d.GLOBAL_MEMORY_BUS_WIDTH / 8 / 1e9     # double data rate
-        return cls(name, cc, d.MULTIPROCESSOR_COUNT, d.CLOCK_RATE / 1e3, lanes, bandwidth,
+        return cls(name, cc, d.MULTIPROCESSOR_COUNT, d.CLOCK_RATE / 1e3, fp32_lanes(cc), bandwidth,
                    d.MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, d.MAX_REGISTERS_PER_MULTIPROCESSOR,
                    d.MAX_THREADS_PER_MULTIPROCESSOR, d.L2_CACHE_SIZE, d.MAX_BLOCKS_PER_MULTIPROCESSOR,
                    d.MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, d.RESERVED_SHARED_MEMORY_PER_BLOCK)
@@ -113,12 +131,22 @@ KNOWN_GPUS = {
                  max_blocks_per_sm=16, smem_per_block=64 * 1024),
     "A100": Device("NVIDIA A100-SXM4-40GB", (8, 0), 108, 1410, 64, 1555, 164 * 1024, 65536, 2048, 40 << 20,
                    max_blocks_per_sm=32, smem_per_block=163 * 1024),
+    "RTX 3090": Device("NVIDIA GeForce RTX 3090", (8, 6), 82, 1695, 128, 936, 100 * 1024, 65536, 1536, 6 << 20,
+                       max_blocks_per_sm=16, smem_per_block=99 * 1024),
     "RTX 4090": Device("NVIDIA GeForce RTX 4090", (8, 9), 128, 2520, 128, 1008, 100 * 1024, 65536, 1536, 72 << 20,
                        max_blocks_per_sm=24, smem_per_block=99 * 1024),
     "H100": Device("NVIDIA H100 80GB HBM3", (9, 0), 132, 1980, 128, 3352, 228 * 1024, 65536, 2048, 50 << 20,
                    max_blocks_per_sm=32, smem_per_block=227 * 1024),
+    "H200": Device("NVIDIA H200", (9, 0), 132, 1980, 128, 4814, 228 * 1024, 65536, 2048, 60 << 20,
+                   max_blocks_per_sm=32, smem_per_block=227 * 1024),
 }
 COURSE_GPU = KNOWN_GPUS["H100"]   # the limits that differ between GPUs are checked against this one
+
+def known_gpu(name: str | None = None, cc=None) -> Device | None:
+    "The GPU of `KNOWN_GPUS` called `name` (its key or its full name), else the first of compute capability `cc`."
+    if name is not None:
+        return KNOWN_GPUS.get(name) or next((d for d in KNOWN_GPUS.values() if d.name == name), None)
+    return next((d for d in KNOWN_GPUS.values() if d.cc == tuple(cc)), None)
 
 # %% ../../nbs/91_core.ipynb #153b88ec
 def _block_tile(cfg): return (cfg.BM, cfg.BN)
@@ -370,15 +398,8 @@ def _launcher(spec, cfg, m: int, n: int, k: int, aligned: bool, device) -> Calla
     return spec.make_launcher(cfg, m, n, k, aligned, device)
 
 # %% ../../nbs/91_core.ipynb #863eb5b1
-class Status(str, enum.Enum):
-    "How a kernel fared at one size: timed (`ok`), or why not; a `reason` travels beside it."
-    ok = "ok"             # verified, then timed
-    wrong = "wrong"       # ran, but the result is not a @ b (the reason gives the error)
-    failed = "failed"     # did not compile or launch (the reason gives the exception)
-    skipped = "skipped"   # not run on purpose (too slow at this size, ...)
-    pruned = "pruned"     # a configuration that breaks a constraint: never compiled
-    def __str__(self): return self.value
-    def __format__(self, spec): return format(self.value, spec)
+from ..utils import Status   # defined beside `verify_then_time`, which decides it (appendix 90)
+_all_ = ["Status"]
 
 # %% ../../nbs/91_core.ipynb #e6513829
 REGISTRY: dict[str, KernelSpec] = {}
