@@ -99,9 +99,9 @@ class WarptileSource:
           "# the thread's first row and column in the block tile; its sub-tiles are WSUBM rows / WSUBN columns apart",
           f"tr = u32((warp // u32({BN // self.WN})) * u32({self.WM}) + (lane // u32({d['lanes_n']})) * u32({TM}))",
           f"tc = u32((warp % u32({BN // self.WN})) * u32({self.WN}) + (lane % u32({d['lanes_n']})) * u32({TN}))",
-          "# its 16-byte chunks of each tile: A rows ra + i*RSA, columns ca..ca+3; B rows rb + i*RSB, columns cb..cb+3"
-          + ("" if not (self.A_KMAJOR or self.B_NMAJOR) else
-             f" (rows of the stored arrays: {'k' if self.A_KMAJOR else 'm'} of A, {'n' if self.B_NMAJOR else 'k'} of B)"),
+          "# its 16-byte chunks of each tile: A rows ra + i*RSA, columns ca..ca+3; B rows rb + i*RSB, columns cb..cb+3",
+          *([f"# (rows of the arrays as stored: {'k' if self.A_KMAJOR else 'm'} of A, {'n' if self.B_NMAJOR else 'k'} of B)"]
+            if self.A_KMAJOR or self.B_NMAJOR else []),
           *self.chunk_place("a", self.A_KMAJOR, BK, BM), *self.chunk_place("b", not self.B_NMAJOR, BK, BN),
           self.chunk_store("a", not self.A_KMAJOR, BM), self.chunk_store("b", self.B_NMAJOR, BN),
           f"acc = cuda.local.array({self.RM * self.RN}, float32)"
