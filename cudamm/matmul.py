@@ -16,7 +16,7 @@ import numpy as np
 from . import compat
 from .utils import simulating, cuda, require_device
 from .kernels import REGISTRY, KernelSpec, get_kernel
-from .kernels.core import rows_aligned, stream_handle
+from .kernels.core import stream_handle
 from . import autotune as _tuner, dispatch
 
 # %% ../nbs/12_matmul.ipynb #41780a32
@@ -156,7 +156,7 @@ def in_layout(spec: KernelSpec, cfg, m: int, n: int, k: int, layout: str, dev=No
 
 # %% ../nbs/12_matmul.ipynb #5c0a7e21
 def _launch(spec: KernelSpec, cfg, a, b, c, ka: str, kb: str, stream):
-    """`c = a @ b` by the chosen kernel, on GPU operands that `_validate` (and `_operand`) checked: the
+    """`c = a @ b` by the chosen kernel, on GPU operands that `_validate` (and `_contiguous_view`) checked: the
     kernel's own launch less its second check of the operands, so every message a caller sees is matmul's.
     `a`, `b`: the arrays the kernel takes (as stored, for a transposed layout); `c` of `a`'s kind (`ka`), `b` of `kb`."""
     cfg, (m, n, k) = spec.check(cfg), spec.sizes(a, b)

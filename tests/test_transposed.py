@@ -113,6 +113,9 @@ def test_layout_names_and_constraints():
     assert w is REGISTRY["warptile"].for_layout(False, True) and (w.a_kmajor, w.b_nmajor) == (False, True)
     assert w.stored_shapes(3, 5, 7) == ((3, 7), (5, 7)) and get_kernel("warptile[tn]").stored_shapes(3, 5, 7) == ((7, 3), (7, 5))
     assert get_kernel("warptile[nn]") is REGISTRY["warptile"]
+    assert w.for_layout() is REGISTRY["warptile"] and w.for_layout(True, True) is get_kernel("warptile[tt]")
+    spec, _ = choose_kernel(9, 9, 9, "warptile[nt]")        # a layout's description forced on row-major operands
+    assert spec is REGISTRY["warptile"]
     with pytest.raises(KeyError, match="reads only row-major"): get_kernel("smem[nt]")
     with pytest.raises(ValueError, match="AT=True"): get_kernel("pipelined[tn]").check(dict(AT=False))
     assert get_kernel("pipelined[nt]").check(dict(AT=False))            # B's layout does not care about A's tile

@@ -130,9 +130,9 @@ def _registers_not_counted(cfg): return 0
 def _waves_over_k(cfg, m, n, k, model): return model.waves(k)   # appendix 98: a tile of unknown efficiency
 
 def _with_flags(factory, flags: dict):
-    "`factory` with keyword `flags` added (a layout's A_KMAJOR, B_NMAJOR), keeping its declared tuning space."
-    made = functools.partial(factory, **flags)
-    made.tune_axes = getattr(factory, "tune_axes", [])
+    "`factory` with keyword `flags` added (a layout's A_KMAJOR, B_NMAJOR); its name, source and tuning space kept."
+    @functools.wraps(factory)
+    def made(*args, **kwargs): return factory(*args, **kwargs, **flags)
     return made
 
 @dataclasses.dataclass(eq=False)
@@ -282,6 +282,8 @@ class KernelSpec:
     def for_layout(self, a_kmajor: bool = False, b_nmajor: bool = False) -> "KernelSpec | None":
         """This kernel reading A stored k-major and/or B stored n-major in place: a description named e.g.
         `warptile[nt]`, built with those flags (itself for the plain layout); None when it cannot read them."""
+        plain = self.__dict__.get("_plain", self)      # a layout's description answers for its plain kernel
+        if plain is not self: return plain.for_layout(a_kmajor, b_nmajor)
         if not (a_kmajor or b_nmajor): return self
         if not self.reads_transposed: return None
         key = (bool(a_kmajor), bool(b_nmajor))
@@ -293,6 +295,7 @@ class KernelSpec:
                                                             for msg, ok in self.layout_constraints)))
             if getattr(self, "general", None) is not None: changes["general"] = _with_flags(self.general, flags)
             self._layouts[key] = dataclasses.replace(self, **changes)
+            self._layouts[key]._plain = self
         return self._layouts[key]
 
     # --- tuning: the space declared with `@autotune` on the factory
