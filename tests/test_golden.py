@@ -6,7 +6,8 @@ shows up as a diff a reviewer reads. A difference fails; if the change is meant,
 Which kernels are generated is read from the registry, not kept by hand: a kernel is generated when its default
 body was compiled from text (`cudamm.intrinsics.compile_source`, which registers the text in `linecache` under a
 name such as `<cudamm-warptile-…>`) rather than defined in a file of the package. A new generated kernel without a
-golden file fails here until its file is written."""
+golden file fails here until its file is written. A generated kernel that reads transposed operands in place
+(`KernelSpec.reads_transposed`) also has one for its `[tt]` description: A stored k-major and B stored n-major."""
 import functools, inspect, sys
 from pathlib import Path
 
@@ -28,6 +29,13 @@ def generated_kernels() -> tuple[str, ...]:
     return tuple(name for name in REGISTRY if is_generated(name))
 
 
+@functools.cache
+def golden_kernels() -> tuple[str, ...]:
+    "The generated kernels, each followed by its `[tt]` description where it reads transposed operands."
+    return tuple(x for name in generated_kernels()
+                 for x in ((name, f"{name}[tt]") if get_kernel(name).reads_transposed else (name,)))
+
+
 def generated_source(name: str) -> str:
     "The source of `name`'s default kernel, as its factory writes and compiles it."
     return inspect.getsource(get_kernel(name).body())
@@ -41,7 +49,7 @@ def test_the_generated_kernels_are_found():
     assert generated_source("warptile").startswith("def kernel(a, b, c):")
 
 
-@pytest.mark.parametrize("name", generated_kernels())
+@pytest.mark.parametrize("name", golden_kernels())
 def test_golden_source(name):
     path = GOLDEN / f"{name}.py"
     assert path.exists(), f"{path} is missing: write it with `python tests/test_golden.py --write`"
@@ -54,13 +62,13 @@ def test_golden_source(name):
 
 
 def test_every_golden_file_belongs_to_a_generated_kernel():
-    stale = sorted(p.name for p in GOLDEN.glob("*.py") if p.stem not in generated_kernels())
+    stale = sorted(p.name for p in GOLDEN.glob("*.py") if p.stem not in golden_kernels())
     assert not stale, (f"golden files of no registered generated kernel: {stale}; delete them (or the kernel was "
                        "renamed: write its file with `python tests/test_golden.py --write`)")
 
 
 if __name__ == "__main__":
     if sys.argv[1:] != ["--write"]: sys.exit("usage: python tests/test_golden.py --write   (rewrites tests/golden/*.py)")
-    for name in generated_kernels():
+    for name in golden_kernels():
         (GOLDEN / f"{name}.py").write_text(generated_source(name))
         print("wrote", GOLDEN / f"{name}.py")

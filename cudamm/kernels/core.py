@@ -157,6 +157,12 @@ def _offers_nothing(m, n, k): return []
 def _registers_not_counted(cfg): return 0
 def _waves_over_k(cfg, m, n, k, model): return model.waves(k)   # appendix 98: a tile of unknown efficiency
 
+def _with_flags(factory, flags: dict):
+    "`factory` with keyword `flags` added (a layout's A_KMAJOR, B_NMAJOR); its name, source and tuning space kept."
+    @functools.wraps(factory)
+    def made(*args, **kwargs): return factory(*args, **kwargs, **flags)
+    return made
+
 @dataclasses.dataclass(eq=False)
 class KernelSpec:
     "How to build, check, launch and choose one kernel of the course. See the notebook for each field."
@@ -179,8 +185,14 @@ class KernelSpec:
     offers: Callable = _offers_nothing          # (m, n, k) -> configurations (dicts) the model may choose for m×n×k
     registers: Callable = _registers_not_counted   # config -> registers per thread the model assumes (0: not counted)
     cost: Callable = _waves_over_k              # (config, m, n, k, model) -> the model's seconds, less one launch
+    # how it reads its operands (chapter 15): True where its factory takes `A_KMAJOR` / `B_NMAJOR`, i.e. it can read A
+    # stored k-major (`a.T` of a k×m array) and B stored n-major (`w.T` of an n×k array) in place, without a copy
+    reads_transposed: bool = False
+    layout_constraints: tuple = ()   # (message, predicate(config, a_kmajor, b_nmajor)) its transposed readings add
+    a_kmajor: bool = False       # this description's kernels take A as the k×m array it is stored in
+    b_nmajor: bool = False       # ... and B as the n×k array it is stored in
 
-    def __post_init__(self): self._built, self._checked = {}, {}
+    def __post_init__(self): self._built, self._checked, self._layouts = {}, {}, {}
 
     # --- checking: before anything compiles
     def check(self, config=None) -> Config:
@@ -247,7 +259,7 @@ class KernelSpec:
     def make_launcher(self, cfg, m: int, n: int, k: int, aligned: bool, device=None) -> Callable:
         "`run(a_ptr, b_ptr, c_ptr, stream)` for one configuration and shape: one driver launch (a kernel may use more)."
         go = driver_launch(self.kernel_for(cfg, aligned), self.signature(cfg), self.geometry(cfg, m, n, k, aligned),
-                           ((m, k), (k, n), (m, n)), device)
+                           (*self.stored_shapes(m, n, k), (m, n)), device)
         def run(pa: int, pb: int, pc: int, stream: int = 0): go(stream, pa, pb, pc)
         return run
 
@@ -257,22 +269,62 @@ class KernelSpec:
 
     def simulate(self, cfg, a, b, c, aligned: bool, stream=None):
         "Without a GPU: numba's generic launch of the kernel, in its simulator."
-        (m, k), n = a.shape, b.shape[1]
+        m, n, k = self.sizes(a, b)
         geo = self.geometry(cfg, m, n, k, aligned)
         self.kernel_for(cfg, aligned)[geo.grid, geo.block, stream or 0, geo.shared](a, b, c)
 
     def launch(self, a, b, c, config=None, stream=None):
         "Compute `c = a @ b` on the GPU (C-contiguous float32 numba, torch or CuPy arrays of any M, N, K); returns `c`."
         cfg = self.check(config)
-        m, n, k, (pa, pb, pc) = operands(a, b, c)
+        m, n, k, (pa, pb, pc) = operands(a, b, c, self.a_kmajor, self.b_nmajor)
         if m == 0 or n == 0: return c
-        aligned = rows_aligned(n, k, pa, pb, pc)
+        aligned = self.aligned(m, n, k, pa, pb, pc)
         if simulating():
             self.simulate(cfg, a, b, c, aligned, stream)
             return c
         device = a.device.index if type(a).__module__.startswith("torch") else None
         _launcher(self, cfg, m, n, k, aligned, device)(pa, pb, pc, stream_handle(stream, a))
         return c
+
+    # --- layouts: which arrays the kernel takes for A and B
+    @property
+    def layout(self) -> str:
+        "'nn' (A and B row-major), 'tn' (A stored k-major), 'nt' (B stored n-major) or 'tt': BLAS's letters."
+        return "nt"[self.a_kmajor] + "nt"[self.b_nmajor]
+
+    def stored_shapes(self, m: int, n: int, k: int) -> tuple:
+        "The shapes of the C-contiguous arrays its kernel takes for A and B: (m, k) or (k, m); (k, n) or (n, k)."
+        return (k, m) if self.a_kmajor else (m, k), (n, k) if self.b_nmajor else (k, n)
+
+    def sizes(self, a, b) -> tuple[int, int, int]:
+        "m, n, k of the product, from the arrays its kernel takes."
+        (m, k), n = (a.shape[::-1] if self.a_kmajor else a.shape), b.shape[0 if self.b_nmajor else 1]
+        return m, n, k
+
+    def aligned(self, m: int, n: int, k: int, *addresses) -> bool:
+        """True when every row of the arrays its kernel takes (A, B, C: each its own row length) starts on a 16-byte
+        boundary: the fast build may be used. The plain layout's is `rows_aligned(n, k, ...)`."""
+        (_, la), (_, lb) = self.stored_shapes(m, n, k)
+        return la % 4 == 0 and lb % 4 == 0 and n % 4 == 0 and not any(p % 16 for p in addresses)
+
+    def for_layout(self, a_kmajor: bool = False, b_nmajor: bool = False) -> "KernelSpec | None":
+        """This kernel reading A stored k-major and/or B stored n-major in place: a description named e.g.
+        `warptile[nt]`, built with those flags (itself for the plain layout); None when it cannot read them."""
+        plain = self.__dict__.get("_plain", self)      # a layout's description answers for its plain kernel
+        if plain is not self: return plain.for_layout(a_kmajor, b_nmajor)
+        if not (a_kmajor or b_nmajor): return self
+        if not self.reads_transposed: return None
+        key = (bool(a_kmajor), bool(b_nmajor))
+        if key not in self._layouts:
+            flags = dict(A_KMAJOR=key[0], B_NMAJOR=key[1])
+            changes = dict(name=f"{self.name}[{'nt'[key[0]]}{'nt'[key[1]]}]", factory=_with_flags(self.factory, flags),
+                           reads_transposed=False, a_kmajor=key[0], b_nmajor=key[1], layout_constraints=(),
+                           constraints=(*self.constraints, *((msg, functools.partial(ok, a_kmajor=key[0], b_nmajor=key[1]))
+                                                            for msg, ok in self.layout_constraints)))
+            if getattr(self, "general", None) is not None: changes["general"] = _with_flags(self.general, flags)
+            self._layouts[key] = dataclasses.replace(self, **changes)
+            self._layouts[key]._plain = self
+        return self._layouts[key]
 
     # --- tuning: the space declared with `@autotune` on the factory
     def space(self):
@@ -331,11 +383,14 @@ def _array_operand(x, name):
     return shape[0], shape[1], face["data"][0]
 
 # %% ../../nbs/91_core.ipynb #571d4bd4
-def operands(a, b, c) -> tuple[int, int, int, tuple]:
-    "m, n, k and the data addresses of `c = a @ b`'s operands, after checking what a kernel launch needs."
+def operands(a, b, c, a_kmajor: bool = False, b_nmajor: bool = False) -> tuple[int, int, int, tuple]:
+    """m, n, k and the data addresses of `c = a @ b`'s operands, after checking what a kernel launch needs
+    (`a_kmajor`: `a` is A stored k-major, a k×m array; `b_nmajor`: `b` is B stored n-major, an n×k array)."""
     (m, k, pa), (k2, n, pb), (mc, nc, pc) = (
         _torch_operand(x, nm) if type(x).__module__.startswith("torch") else _array_operand(x, nm)
         for x, nm in ((a, "a"), (b, "b"), (c, "c")))
+    if a_kmajor: m, k = k, m
+    if b_nmajor: k2, n = n, k2
     if k != k2: raise ValueError(f"inner dimensions differ: a is {m}×{k}, b is {k2}×{n}; a @ b needs a.shape[1] == b.shape[0]")
     if (mc, nc) != (m, n): raise ValueError(f"c is {mc}×{nc}; a @ b is {m}×{n}: pass c of shape ({m}, {n})")
     return m, n, k, (pa, pb, pc)
@@ -413,9 +468,15 @@ def register(spec: KernelSpec) -> KernelSpec:
     return spec
 
 def get_kernel(name: str) -> KernelSpec:
-    "The registered kernel called `name`, with the list of names when there is none."
-    try: return REGISTRY[name]
-    except KeyError: raise KeyError(f"no kernel {name!r}; registered: {', '.join(REGISTRY)}") from None
+    """The registered kernel called `name`, with the list of names when there is none; `name[tn]`, `[nt]`, `[tt]`:
+    it reading A stored k-major, B stored n-major, or both (`KernelSpec.for_layout`)."""
+    base, layout = (name[:-4], name[-3:-1]) if name.endswith("]") and name[-4:-3] == "[" else (name, "nn")
+    try: spec = REGISTRY[base]
+    except KeyError: raise KeyError(f"no kernel {base!r}; registered: {', '.join(REGISTRY)}") from None
+    if layout not in ("nn", "tn", "nt", "tt"): raise KeyError(f"{name!r}: a layout is one of [tn], [nt], [tt]")
+    variant = spec.for_layout(layout[0] == "t", layout[1] == "t")
+    if variant is None: raise KeyError(f"{base} reads only row-major operands: no {name!r}")
+    return variant
 
 # %% ../../nbs/91_core.ipynb #5b5308b7
 def autotune(names: str, values):

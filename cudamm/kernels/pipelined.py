@@ -14,7 +14,8 @@ from ..intrinsics import namespace, compile_source, source_name, cp_async16, cp_
 from ..utils import cdiv
 from .core import COURSE_GPU, MAX_STATIC_SMEM, Geometry, autotune, register, rows_aligned
 from .warptile import (WARPTILE_CONSTRAINTS, AlignedKernelSpec, WarptileSource, warp_shape, warptile,
-                                     register_budget, register_need, warptile_threads, warptile_jit_options)
+                                     register_budget, register_need, warptile_threads, warptile_jit_options,
+                                     LAYOUT_CONSTRAINTS)
 
 import dataclasses
 
@@ -140,10 +141,14 @@ def issue_tile(self: PipelinedSource, wa, wb):
     "Copies of the tile at `pa*`, `pb*` into the stage at offsets `wa`, `wb`: B in 16-byte copies, A too unless `AT`."
     s = self.s
     for q in range(self.LA):
-        if self.AT:     # transposed: the chunk's four floats go to four rows of the tile
+        if self.A_KMAJOR: s(f"cp_async16(sA, {wa} + wa + u32({q * self.RSA * self.BM}), a, pa{q})")  # straight
+        elif self.AT:   # transposed: the chunk's four floats go to four rows of the tile
             for j in range(4): s(f"cp_async4(sA, {wa} + wa + u32({j * self.BM + q * self.RSA}), a, pa{q} + u64({j}))")
         else: s(f"cp_async16(sA, {wa} + wa + u32({q * self.RSA * self.BK}), a, pa{q})")
-    for q in range(self.LB): s(f"cp_async16(sB, {wb} + wb + u32({q * self.RSB * self.BN}), b, pb{q})")
+    for q in range(self.LB):
+        if self.B_NMAJOR:   # B stored n-major: transposed like A
+            for j in range(4): s(f"cp_async4(sB, {wb} + wb + u32({j * self.BN + q * self.RSB}), b, pb{q} + u64({j}))")
+        else: s(f"cp_async16(sB, {wb} + wb + u32({q * self.RSB * self.BN}), b, pb{q})")
 
 @patch
 def main_loop(self: PipelinedSource):
@@ -213,10 +218,10 @@ def compute_tile(self: PipelinedSource):
 
 # %% ../../nbs/14_cublas.ipynb #50a3730b
 def pipelined_source(BM, BN, BK, WM, WN, WNITER, TM, TN, STAGES=3, ASYNC=True, GM=1, DYN=False, AT=True, VEC=True,
-                     **_) -> str:
+                     A_KMAJOR=False, B_NMAJOR=False, **_) -> str:
     "The Python source of the pipelined kernel `kernel(a, b, c)` for one configuration."
     return PipelinedSource(BM, BN, BK, WM, WN, WNITER, TM, TN, STAGES=STAGES, VEC=VEC, ASYNC=ASYNC, GM=GM,
-                           DYN=DYN, AT=AT).text()
+                           DYN=DYN, AT=AT, A_KMAJOR=A_KMAJOR, B_NMAJOR=B_NMAJOR).text()
 
 # %% ../../nbs/14_cublas.ipynb #8deaed59
 class PipelinedKernelSpec(AlignedKernelSpec):
@@ -275,11 +280,14 @@ def _its_default(m: int, n: int, k: int) -> list[dict]: return [{}]   # what it 
 @autotune("ASYNC, STAGES, DYN", [(False, 1, False), (True, 2, False), (True, 3, False), (True, 4, False),
                                        (True, 3, True), (True, 4, True)])
 @autotune("GM", [1, 8, 16])
-def pipelined(BM, BN, BK, WM, WN, WNITER, TM, TN, MINB, STAGES, ASYNC, GM, DYN, AT=True, VEC=True):
-    "Chapter 09's kernel with `cp.async` stages, grouped launch order, dynamic shared memory and A's layout as options."
+def pipelined(BM, BN, BK, WM, WN, WNITER, TM, TN, MINB, STAGES, ASYNC, GM, DYN, AT=True, VEC=True,
+              A_KMAJOR=False, B_NMAJOR=False):
+    """Chapter 09's kernel with `cp.async` stages, grouped launch order, dynamic shared memory and A's layout as options
+    (`A_KMAJOR`, `B_NMAJOR`: the operands as stored, chapter 15)."""
     cfg = dict(BM=BM, BN=BN, BK=BK, WM=WM, WN=WN, WNITER=WNITER, TM=TM, TN=TN)
     if not VEC: ASYNC, STAGES, DYN, AT = False, 1, False, True      # unaligned rows: chapter 09's general kernel
-    opts = dict(STAGES=STAGES, ASYNC=ASYNC, GM=GM, DYN=DYN, **({} if AT else dict(AT=False)))
+    layout = {k: v for k, v in dict(A_KMAJOR=A_KMAJOR, B_NMAJOR=B_NMAJOR).items() if v}
+    opts = dict(STAGES=STAGES, ASYNC=ASYNC, GM=GM, DYN=DYN, **({} if AT else dict(AT=False)), **layout)
     return compile_source(pipelined_source(**cfg, **opts, VEC=VEC), source_name("pipelined", **cfg, **opts, VEC=VEC),
                           namespace())
 
@@ -294,4 +302,6 @@ pipelined_spec = register(PipelinedKernelSpec(
     jit_options=warptile_jit_options,
     vector_loads=True, general=lambda **cfg: pipelined(**cfg, VEC=False),
     offers=_its_default, registers=warptiled_registers, cost=warptiled_seconds,
+    reads_transposed=True, layout_constraints=(*LAYOUT_CONSTRAINTS, (
+        "A stored k-major is kept transposed in shared memory: AT=True", lambda c, a_kmajor, b_nmajor: c.AT or not a_kmajor)),
     description="warptiling, grouped launch order for L2 reuse; optional cp.async pipeline"))

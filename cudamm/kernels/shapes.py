@@ -23,7 +23,7 @@ from ..intrinsics import namespace, compile_source, source_name
 from .core import (MAX_GRID_Y, MAX_STATIC_SMEM, SIGNATURE, Geometry, KernelSpec, autotune,
                                  cover_by_columns, driver_launch, get_kernel, register, rows_aligned, space_of)
 from .warptile import (WARPTILE_CONSTRAINTS, AlignedKernelSpec, WarptileSource, SourceLines, warptile_threads,
-                                     warptile_jit_options)
+                                     warptile_jit_options, LAYOUT_CONSTRAINTS)
 from .pipelined import warptiled_registers, warptiled_seconds   # chapter 14's place in dispatch
 
 # %% ../../nbs/15_every_shape.ipynb #fcb797e1
@@ -38,16 +38,19 @@ class SplitKSource(WarptileSource):
 
     def sizes(self):
         S, BK = self.SPLITK, self.BK
-        self.s("M = u32(a.shape[0])", "N = u32(b.shape[1])", "KA = u32(a.shape[1])  # all of k: the length of A's rows",
+        ak, bn = int(self.A_KMAJOR), int(self.B_NMAJOR)      # the operands as stored: A k×m, B n×k
+        self.s(f"M = u32(a.shape[{ak}])", f"N = u32(b.shape[{1 - bn}])",
+               f"KA = u32(a.shape[{1 - ak}])  # all of k: the length of A's rows" + (" (of B's)" if bn else ""),
                f"ks = u32(((KA + u32({S - 1})) // u32({S}) + u32({BK - 1})) // u32({BK}) * u32({BK}))  # k per slice, in whole tiles",
                "z = u32(cuda.blockIdx.z)",
                "k0 = u32(min(z * ks, KA))  # this slice's first k",
                "K = u32(min(KA - k0, ks))  # its length (0 for a slice past the end of k)",
                "zm = u32(z * M)  # its first row in c")
 
-def splitk_source(BM, BN, BK, WM, WN, WNITER, TM, TN, SPLITK=1, VEC=True, **_) -> str:
+def splitk_source(BM, BN, BK, WM, WN, WNITER, TM, TN, SPLITK=1, VEC=True, A_KMAJOR=False, B_NMAJOR=False, **_) -> str:
     "The Python source of the split-K kernel `kernel(a, b, c)` for one configuration."
-    return SplitKSource(BM, BN, BK, WM, WN, WNITER, TM, TN, SPLITK=SPLITK, VEC=VEC).text()
+    return SplitKSource(BM, BN, BK, WM, WN, WNITER, TM, TN, SPLITK=SPLITK, VEC=VEC, A_KMAJOR=A_KMAJOR,
+                        B_NMAJOR=B_NMAJOR).text()
 
 # %% ../../nbs/15_every_shape.ipynb #c27ed1d0
 TILES = {   # block tiles for few output tiles: (BM, BN, WM, WN, WNITER, TM, TN, MINB); threads = 32·(BM/WM)·(BN/WN)
@@ -69,10 +72,11 @@ def tile_config(tile: str, **more) -> dict:
 @autotune(", ".join(_TILE_KEYS), list(TILES.values()))
 @autotune("BK", [8, 16])
 @autotune("SPLITK", list(SPLITS))
-def splitk(BM, BN, BK, WM, WN, WNITER, TM, TN, MINB, SPLITK, PAD=False, VEC=True):
+def splitk(BM, BN, BK, WM, WN, WNITER, TM, TN, MINB, SPLITK, PAD=False, VEC=True, A_KMAJOR=False, B_NMAJOR=False):
     """Chapter 09's warptiled kernel over SPLITK slices of k (blockIdx.z), any block tile; `VEC=False` for unaligned
-    rows. `PAD` does not change the kernel, only how `PadSpec` calls it."""
-    cfg = dict(BM=BM, BN=BN, BK=BK, WM=WM, WN=WN, WNITER=WNITER, TM=TM, TN=TN, SPLITK=SPLITK)
+    rows. `PAD` does not change the kernel, only how `PadSpec` calls it. `A_KMAJOR`, `B_NMAJOR`: operands as stored."""
+    cfg = dict(BM=BM, BN=BN, BK=BK, WM=WM, WN=WN, WNITER=WNITER, TM=TM, TN=TN, SPLITK=SPLITK,
+               **{k: v for k, v in dict(A_KMAJOR=A_KMAJOR, B_NMAJOR=B_NMAJOR).items() if v})
     return compile_source(splitk_source(**cfg, VEC=VEC), source_name("splitk", **cfg, VEC=VEC), namespace())
 
 # %% ../../nbs/15_every_shape.ipynb #68d5d951
@@ -179,7 +183,7 @@ class SplitKSpec(AlignedKernelSpec):
         if S == 1: return super().make_launcher(cfg, m, n, k, aligned, device)
         if self.fixup: return self._fixup_launcher(cfg, m, n, k, aligned, device)
         part = driver_launch(self.kernel_for(cfg, aligned), SIGNATURE, self.geometry(cfg, m, n, k, aligned),
-                             ((m, k), (k, n), (S * m, n)), device)
+                             (*self.stored_shapes(m, n, k), (S * m, n)), device)
         add = driver_launch(sum_slices, SUM_SIGNATURE, sum_geometry(m, n), ((S * m, n), (m, n)), device)
         nbytes = 4 * S * m * n
         def run(pa: int, pb: int, pc: int, stream: int = 0):
@@ -192,7 +196,7 @@ class SplitKSpec(AlignedKernelSpec):
         S, geo = cfg.SPLITK, self.geometry(cfg, m, n, k, aligned)
         tiles = geo.grid[0] * geo.grid[1]
         go = driver_launch(self.kernel_for(cfg, aligned), self.signature(cfg), geo,
-                           ((m, k), (k, n), (m, n), (S * m, n), (1, tiles)), device)
+                           (*self.stored_shapes(m, n, k), (m, n), (S * m, n), (1, tiles)), device)
         def run(pa: int, pb: int, pc: int, stream: int = 0):
             go(stream, pa, pb, pc, workspace(4 * S * m * n, device, stream).device_ctypes_pointer.value,
                counters(tiles, device, stream).device_ctypes_pointer.value)
@@ -204,7 +208,7 @@ def simulate(self: SplitKSpec, cfg, a, b, c, aligned: bool, stream=None):
     "Without a GPU: the same steps in numba's simulator (with `fixup`, it also checks the tiles' counters)."
     S = cfg.SPLITK
     if S == 1: return super(SplitKSpec, self).simulate(cfg, a, b, c, aligned, stream)
-    (m, k), n = a.shape, b.shape[1]
+    m, n, k = self.sizes(a, b)
     w = cuda.device_array((S * m, n), np.float32)
     w.copy_to_device(np.full((S * m, n), np.nan, np.float32))     # every partial sum must be written
     aligned = aligned and np.asarray(w).ctypes.data % 16 == 0
@@ -253,7 +257,8 @@ class PadSpec(SplitKSpec):
         return super().build({**cfg, "PAD": False}) if cfg.PAD else super().build(cfg)
 
     def make_launcher(self, cfg, m: int, n: int, k: int, aligned: bool, device=None):
-        if aligned or not cfg.PAD: return super().make_launcher(cfg, m, n, k, aligned, device)
+        # operands read in place as stored (chapter 15's last section) are not padded: the general build reads them
+        if aligned or not cfg.PAD or self.layout != "nn": return super().make_launcher(cfg, m, n, k, aligned, device)
         kp, np_ = padded(k), padded(n)
         inner = super().make_launcher(cfg, m, np_, kp, True, device)
         def copy(src, dst): return driver_launch(copy_padded, SUM_SIGNATURE, copy_geometry(*dst), (src, dst), device)
@@ -269,7 +274,7 @@ class PadSpec(SplitKSpec):
         return run
 
     def simulate(self, cfg, a, b, c, aligned: bool, stream=None):
-        if aligned or not cfg.PAD: return super().simulate(cfg, a, b, c, aligned, stream)
+        if aligned or not cfg.PAD or self.layout != "nn": return super().simulate(cfg, a, b, c, aligned, stream)
         (m, k), n = a.shape, b.shape[1]
         ap, bp, cp = (cuda.device_array(s, np.float32) for s in ((m, padded(k)), (padded(k), padded(n)), (m, padded(n))))
         def copy(src, dst):
@@ -309,6 +314,7 @@ splitk_spec = register(PadSpec(
     static_smem=lambda cfg: (cfg.BM + cfg.BN) * cfg.BK * 4, jit_options=warptile_jit_options, vector_loads=True,
     general=lambda **cfg: splitk(**cfg, VEC=False),
     offers=_splitk_offers, registers=warptiled_registers, cost=_splitk_seconds,
+    reads_transposed=True, layout_constraints=LAYOUT_CONSTRAINTS,   # A_KMAJOR, B_NMAJOR: this chapter's last section
     description="chapter 09's kernel on any block tile, k split into SPLITK slices added in a fixed order"))
 
 # %% ../../nbs/15_every_shape.ipynb #087341cd

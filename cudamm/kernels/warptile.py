@@ -15,7 +15,7 @@ from ..intrinsics import namespace, compile_source, source_name, u32, u64, lds4,
 from .core import KernelSpec, autotune, register
 # the generator (appendix 95); chapters 10, 14 and 15 import these names from here
 from ..source import (WarptileSource, warptile_source, warp_shape, SourceLines, warptile_threads, warptile_jit_options,
-                           register_need, register_budget)
+                           register_need, register_budget, LAYOUT_CONSTRAINTS)
 
 import dataclasses
 from collections.abc import Callable
@@ -261,6 +261,7 @@ def warptile_variant(name: str, defaults: dict = BOEHM10, chapter="09_warptile",
         constraints=tuple(WARPTILE_CONSTRAINTS.values()),
         static_smem=lambda cfg: stages * (cfg.BM + cfg.BN) * cfg.BK * 4,
         jit_options=warptile_jit_options, vector_loads=vec, general=lambda **cfg: warptile(**cfg, **options, VEC=False),
+        reads_transposed=True, layout_constraints=LAYOUT_CONSTRAINTS,   # A_KMAJOR, B_NMAJOR: chapter 15
         description=description)
 
 # %% ../../nbs/09_warptile.ipynb #56d72a07
