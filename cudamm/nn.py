@@ -7,12 +7,12 @@ Docs: https://cudamm.github.io/cudamm/model.html.md"""
 # %% auto #0
 __all__ = ['Linear']
 
-# %% ../nbs/12a_model.ipynb #497a818e
+# %% ../nbs/12a_model.ipynb #6e5e8842
 import torch
 
 from .matmul import matmul
 
-# %% ../nbs/12a_model.ipynb #5568c91d
+# %% ../nbs/12a_model.ipynb #f5730af6
 class Linear(torch.nn.Linear):
     """`torch.nn.Linear` computed by cudamm: the same parameters, initialisation and `bias`; the forward product is
     `cudamm.matmul(x, weight.mT)` (a transposed view), differentiable like the rest of the model."""
