@@ -202,12 +202,22 @@ def test_second_process_reads_compiled_kernels_from_disk(tmp_path):
     assert third.returncode == 0, third.stderr[-3000:]
 
 
-def test_matmul_refuses_tensors_that_need_a_gradient_on_the_gpu():
+def test_matmul_differentiates_tensors_that_need_a_gradient_on_the_gpu():
+    "Through cudamm::mm (chapter 12b): the fast path's tensors, a copied view, and a refusal where out= is given."
     torch = pytest.importorskip("torch")
     from cudamm import matmul
-    a, b = torch.randn(64, 32, device="cuda", requires_grad=True), torch.randn(32, 48, device="cuda")
-    with pytest.raises(RuntimeError, match="a requires grad"): matmul(a, b)                       # the fast path
-    with pytest.raises(RuntimeError, match="a requires grad"): matmul(a, b, out=torch.empty(64, 48, device="cuda"))
-    with pytest.raises(RuntimeError, match="b requires grad"): matmul(b.T.detach(), a.T)         # a copied view
+    a, b = torch.randn(64, 32, device="cuda", requires_grad=True), torch.randn(32, 48, device="cuda", requires_grad=True)
+    for x, y in ((a, b), (b.mT, a.mT)):                                            # contiguous, then transposed views
+        c = matmul(x, y)
+        assert "cudamm_mm" in c.grad_fn.name()
+        w = torch.randn_like(c)
+        ga, gb = torch.autograd.grad((c * w).sum(), (a, b))
+        a64, b64 = a.detach().double().requires_grad_(), b.detach().double().requires_grad_()
+        x64, y64 = (a64, b64) if x is a else (b64.mT, a64.mT)
+        ra, rb = torch.autograd.grad((x64 @ y64 * w.double()).sum(), (a64, b64))
+        torch.testing.assert_close(ga.double(), ra, rtol=1e-5, atol=1e-4)
+        torch.testing.assert_close(gb.double(), rb, rtol=1e-5, atol=1e-4)
+    with pytest.raises(RuntimeError, match="a requires grad, and this call is not differentiable"):
+        matmul(a, b, out=torch.empty(64, 48, device="cuda"))
     with torch.no_grad():
         torch.testing.assert_close(matmul(a, b), a @ b, rtol=1e-4, atol=1e-4)

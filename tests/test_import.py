@@ -29,6 +29,16 @@ def test_import_changes_no_environment_variable_and_warns_nothing():
     assert json.loads(out.stdout.splitlines()[-1]) == {}
 
 
+def test_import_loads_no_torch():
+    "torch is loaded by the first call with torch tensors (cudamm.ops, chapter 12b), not by importing cudamm."
+    out = fresh("""
+        import sys
+        import cudamm, cudamm.matmul
+        from cudamm import matmul
+        print("torch" in sys.modules, "cudamm.ops" in sys.modules)""")
+    assert out.returncode == 0 and out.stdout.split()[-2:] == ["False", "False"], out.stdout + out.stderr[-3000:]
+
+
 def test_import_leaves_the_simulator_off():
     out = fresh("""
         import cudamm.utils

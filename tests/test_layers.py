@@ -4,8 +4,7 @@ another module's private name (`from x import _y`).
 
 The layers, lowest first:
 compat → utils (with the caches and the kernel table) → intrinsics → kernel source (the generator) → kernels/ →
-autotune, inspect → dispatch →
-matmul → the course's figures and model → bench. Within kernels/, `core` is the floor, a chapter may import an
+autotune, inspect → dispatch → ops, matmul → nn → the course's figures and model → bench. Within kernels/, `core` is the floor, a chapter may import an
 earlier chapter's module, and the package (`cudamm.kernels`, which imports every chapter) is the top. A new module fails
 `test_every_module_has_a_layer` until it is given its place in `LAYERS`."""
 import ast, graphlib, re
@@ -23,7 +22,10 @@ LAYERS = [                       # lowest first: a module may import from its ow
     ("kernels", {"cudamm.kernels"}),           # and every cudamm.kernels.* module: ordered by `kernel_rank`
     ("tools", {"cudamm.autotune", "cudamm.inspect"}),
     ("dispatch", {"cudamm.dispatch_model", "cudamm.dispatch"}),
-    ("library", {"cudamm.matmul"}),
+    # matmul imports ops (torch's operator, chapter 12b) on its first torch call and hands it the 2-D product;
+    # ops knows torch and compat, nothing of the kernels. nn (chapter 12a) is a model's layers on top of matmul.
+    ("library", {"cudamm.ops", "cudamm.matmul"}),
+    ("nn", {"cudamm.nn"}),
     # The course's own tools: the pictures, and the model that predicts a chapter's TF/s from its tiles and its
     # machine code (appendix 99). The model reads inspect's SASS and the committed results; nothing of the library
     # (dispatch, matmul) uses it, and above dispatch it may take the GPU facts from dispatch's `Device` once the

@@ -72,7 +72,7 @@ def test_out_is_written_and_returned():
 @pytest.mark.parametrize("bad, match", [
     (lambda a, b: matmul(a, a), "inner dimensions differ"),
     (lambda a, b: matmul(a.astype(np.float16), b), "float16"),
-    (lambda a, b: matmul(a, b[None]), "2-D"),
+    (lambda a, b: matmul(a, b[None]), "2-D"),             # numpy: 2-D only (torch tensors: torch's rules)
     (lambda a, b: matmul(a, to_d(b)), "different devices"),
     (lambda a, b: matmul(a, b, out=np.empty((3, 5), np.float32)), r"pass out of shape \(5, 4\)"),
     (lambda a, b: matmul(a, b, out=to_d(np.empty((5, 4), np.float32))), "inputs' kind and device"),
@@ -97,17 +97,27 @@ def test_torch_cpu_tensors_come_back_as_tensors():
     assert isinstance(c, torch.Tensor) and rel_error(c.numpy(), a.double().numpy() @ b.double().numpy()) < 1e-6
 
 
-def test_tensors_that_need_a_gradient_are_refused_on_the_host_path():
-    "No silent gradient loss: while autograd records, a tensor that requires grad is an error naming the way out."
+def test_tensors_that_need_a_gradient_are_differentiated_on_the_host_path():
+    "Two tensors go through cudamm::mm (chapter 12b): gradients against float64; where none can be taken, an error."
     torch = pytest.importorskip("torch")
-    a, b = torch.randn(5, 4), torch.randn(4, 3)
-    for args, who in (((a.requires_grad_(), b), "a"), ((a.detach(), b.requires_grad_()), "b")):
-        with pytest.raises(RuntimeError, match=f"{who} requires grad.*torch.no_grad"): matmul(*args)
-    with pytest.raises(RuntimeError, match="out requires grad"):
-        matmul(a.detach(), b.detach(), out=torch.empty(5, 3, requires_grad=True))
+    g = torch.Generator().manual_seed(0)
+    a, b, w = torch.randn(5, 4, generator=g), torch.randn(4, 3, generator=g), torch.randn(5, 3, generator=g)
+    for needs in ((True, False), (False, True), (True, True)):
+        x, y = a.clone().requires_grad_(needs[0]), b.clone().requires_grad_(needs[1])
+        (matmul(x, y) * w).sum().backward()
+        x64, y64 = a.double().requires_grad_(needs[0]), b.double().requires_grad_(needs[1])
+        (x64 @ y64 * w.double()).sum().backward()
+        for ours, ref in ((x.grad, x64.grad), (y.grad, y64.grad)):
+            assert (ours is None) == (ref is None)
+            if ours is not None: assert rel_error(ours.numpy(), ref.numpy()) < 1e-6
+    x = a.clone().requires_grad_()
+    with pytest.raises(RuntimeError, match="a requires grad, and this call is not differentiable"):
+        matmul(x, b, out=torch.empty(5, 3))
+    with pytest.raises(RuntimeError, match=r"a requires grad.*torch\.no_grad"): matmul(x, b.numpy())
+    with pytest.raises(RuntimeError, match="b requires grad"): matmul(a, b.clone().requires_grad_(), kernel="naive")
     with torch.no_grad():                                     # no graph is recorded: computed as usual
-        c = matmul(a, b)
-    assert c.grad_fn is None and torch.allclose(c, a.detach() @ b.detach(), rtol=1e-5, atol=1e-5)
+        c = matmul(x, b)
+    assert c.grad_fn is None and torch.allclose(c, a @ b, rtol=1e-5, atol=1e-5)
 
 
 def test_host_operands_of_two_kinds_mix():
