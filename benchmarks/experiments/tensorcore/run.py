@@ -5,7 +5,7 @@ at 4096³ and at k = 65536. Needs an sm_80 or newer GPU and torch. Prints a tabl
 
     python benchmarks/experiments/tensorcore/run.py [--out DIR] [--reps 30] [--quick]
 """
-import argparse, json, math, sys, time
+import argparse, json, math, re, sys, time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -95,7 +95,7 @@ def main(argv=None):
     if not args.quick:
         for shape in ODD: rows += measure(*shape, contenders(sweep=False), args.reps)
     env = environment()
-    gpu = str(env.get("gpu", "gpu")).split()[-2 if "HBM" in str(env.get("gpu", "")) else -1].lower() if env.get("gpu") else "gpu"
+    gpu = re.sub(r"[^a-z0-9]+", "_", str(env.get("gpu") or "gpu").lower().removeprefix("nvidia ")).strip("_")
     args.out.mkdir(parents=True, exist_ok=True)
     path = args.out / f"tensorcore_{gpu}.json"
     path.write_text(json.dumps(dict(environment=env, ceiling_tflops=ceiling, rows=rows,
