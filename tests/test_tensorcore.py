@@ -1,5 +1,5 @@
-"Chapter 16's tensor-core kernels: simulator numerics at small odd shapes against float64, their constraints, and
-their machine code for sm_80 and sm_90 (compiled without a GPU)."
+"""Chapter 16's tensor-core kernels: simulator numerics at small odd shapes against float64, their constraints, and
+their machine code for sm_80 and sm_90 (compiled without a GPU)."""
 import numpy as np
 import pytest
 
@@ -36,7 +36,8 @@ def test_precisions_and_tolerances():
 
 
 @pytest.mark.parametrize("bad, words", [(dict(WM=24), "16×8 mma tiles"), (dict(BK=12), "k-steps of 8"),
-                                        (dict(BM=96, WM=64), "warps tile the block"), (dict(BM=16, WM=16, BN=8, WN=8, BK=8), None)])
+                                        (dict(BM=96, WM=64), "warps tile the block"),
+                                        (dict(BM=16, WM=16, BN=8, WN=8, BK=8), None)])
 def test_constraints(bad, words):
     spec = get_kernel("tensorcore_tf32")
     if words is None: spec.check(bad); return            # one warp, one mma: valid
