@@ -401,6 +401,8 @@ def to_tf32(typingctx, x):
         return builder.bitcast(bits, ir.FloatType())
     return types.float32(x), codegen
 
+
+# %% ../nbs/05a_intrinsics.ipynb #c0de16a2
 MMA_TF32_PTX = ("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 "
                 "{$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, {$10, $11, $12, $13};")
 
