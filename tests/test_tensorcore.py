@@ -66,3 +66,11 @@ def test_machine_code(reports, cc):
         assert "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32" in r.ptx and "cvt.rna.tf32.f32" in r.ptx
         mmas = r.ptx.count("mma.sync.aligned.m16n8k8")
         assert mmas % (3 if r.kernel.endswith("x3") else 1) == 0 and mmas >= 8
+
+
+def test_search_spaces_fit_in_registers():
+    "Every configuration a tuner may try keeps its accumulators in registers and fits an SM (sm_90)."
+    from cudamm.inspect import inspect_many
+    jobs = [(n, dict(c)) for n in ("tensorcore_tf32", "tensorcore_tf32x3") for c in get_kernel(n).candidates()]
+    for (name, config), r in zip(jobs, inspect_many(jobs)):
+        assert r.spill_stores == 0 and r.local == 0 and r.blocks_per_sm >= 1, (name, config, r.registers)

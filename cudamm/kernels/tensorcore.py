@@ -134,8 +134,8 @@ def _split(x):
     big = to_tf32(x)
     return big, to_tf32(x - big)
 
-@autotune("BM, BN, BK, WM, WN, PROMOTE", [(64, 64, 16, 32, 32, 4), (128, 64, 16, 32, 32, 4),
-                                          (128, 128, 16, 64, 32, 4), (128, 128, 32, 64, 64, 4)])
+@autotune("BM, BN, BK, WM, WN, PROMOTE", [(64, 64, 16, 32, 32, 4), (128, 64, 16, 32, 32, 4),   # warp tiles of
+                                          (64, 128, 16, 32, 32, 4), (64, 64, 32, 32, 32, 4)])  # 32×32: no spills
 def tensorcore_tf32x3(BM, BN, BK, WM, WN, PROMOTE=4):
     """3xTF32: a = big + small, and a·b ≈ small·big + big·small + big·big on tensor cores (small terms first); the
     mmas' running sums are added into fp32 registers every PROMOTE k-steps (`PROMOTE=None`: once, after all of K)."""
