@@ -134,6 +134,8 @@ def _split(x):
     big = to_tf32(x)
     return big, to_tf32(x - big)
 
+
+# %% ../../nbs/16_tensor_cores.ipynb #16x3k0a1
 @autotune("BM, BN, BK, WM, WN, PROMOTE", [(64, 64, 16, 32, 32, 4), (128, 64, 16, 32, 32, 4),   # warp tiles of
                                           (64, 128, 16, 32, 32, 4), (64, 64, 32, 32, 32, 4)])  # 32×32: no spills
 def tensorcore_tf32x3(BM, BN, BK, WM, WN, PROMOTE=4):
@@ -190,6 +192,8 @@ def tensorcore_tf32x3(BM, BN, BK, WM, WN, PROMOTE=4):
         store(c, acc, bm + wm + g, bn + wn + 2 * t)
     return kernel
 
+
+# %% ../../nbs/16_tensor_cores.ipynb #16x3r0b2
 tensorcore_tf32x3_spec = register(TensorCoreSpec(
     "tensorcore_tf32x3", "16_tensor_cores", tensorcore_tf32x3, dict(BM=64, BN=64, BK=16, WM=32, WN=32, PROMOTE=4),
     block=lambda cfg: (tensorcore_threads(cfg),), constraints=TENSORCORE_CONSTRAINTS, static_smem=tensorcore_smem,
