@@ -107,7 +107,7 @@ def _run_size(m, n, k, kernels, peers, configs=None, tuned=False, reps=20, profi
         if why: results.append(Result(name, m, n, k, status=Status.skipped, reason=why, config=str(cfg or ""), peer=peer))
         else:
             results.append(time_one(name, launch, a, b, c, ref, reps, timer=timer, max_seconds=max_seconds,
-                                    config=cfg or "", peer=peer))
+                                    config=cfg or "", peer=peer, tol=getattr(obj, "tolerance", 1e-5)))  # ch. 16's
         if bar is not None: bar.update(1)
     if not simulating():
         for p in peers:

@@ -8,7 +8,7 @@ Docs: https://cudamm.github.io/cudamm/compat.html.md"""
 __all__ = ['TESTED', 'numba_cuda_version', 'require_tested', 'gpu_available', 'use_simulator', 'simulator_enabled',
            'repair_simulator', 'driver_function', 'array_params', 'compiled_image', 'load_image', 'toolchain',
            'allow_dynamic_shared', 'free_pending_deallocations', 'torch_current_stream', 'torch_records',
-           'fast_inlining']
+           'fast_inlining', 'simulated_thread']
 
 # %% ../nbs/92_compat.ipynb #7a83cfa5
 import contextlib, copy, os, sys, threading, warnings
@@ -194,3 +194,16 @@ def fast_inlining():
     icc.InlineWorker.inline_ir = inline_ir
     try: yield
     finally: icc.InlineWorker.inline_ir = original
+
+# %% ../nbs/92_compat.ipynb #882af23b
+def simulated_thread() -> tuple:
+    """Inside a kernel that numba's simulator runs: `(launch, block, thread, threads, stopping)`: an object standing
+    for this launch, the block's index, this thread's linear index in its block, the threads per block, and a function
+    that says whether the simulator is stopping the block (another of its threads raised)."""
+    require_tested("simulated thread position")
+    t = threading.current_thread()
+    manager = getattr(t, "_manager", None)
+    if manager is None: raise RuntimeError("simulated_thread() is only meaningful inside a kernel run by the simulator")
+    threads = 1
+    for d in manager._block_dim: threads *= d
+    return manager, tuple(t.blockIdx), t.thread_id, threads, lambda: t.abort

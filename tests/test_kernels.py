@@ -12,7 +12,8 @@ ODD_SHAPES = [(1, 1, 1), (1, 37, 5), (17, 33, 5), (64, 64, 64), (65, 3, 129), (3
 @pytest.mark.parametrize("shape", ODD_SHAPES, ids=lambda s: "x".join(map(str, s)))
 @pytest.mark.parametrize("name", list(REGISTRY))
 def test_matches_float64(name, shape):
-    check_kernel(get_kernel(name), *shape, seed=hash(shape) % 2**32)
+    spec = get_kernel(name)             # tensor-core kernels promise their precision's accuracy, the rest fp32's
+    check_kernel(spec, *shape, seed=hash(shape) % 2**32, tol=getattr(spec, "tolerance", 1e-5))
 
 
 @pytest.mark.parametrize("name", list(REGISTRY))
