@@ -7,8 +7,8 @@ Docs: https://cudamm.github.io/cudamm/compat.html.md"""
 # %% auto #0
 __all__ = ['TESTED', 'numba_cuda_version', 'require_tested', 'gpu_available', 'use_simulator', 'simulator_enabled',
            'repair_simulator', 'driver_function', 'array_params', 'compiled_image', 'load_image', 'toolchain',
-           'allow_dynamic_shared', 'free_pending_deallocations', 'torch_current_stream', 'torch_records',
-           'fast_inlining', 'simulated_thread']
+           'allow_dynamic_shared', 'free_pending_deallocations', 'torch_current_stream', 'stream_capturing',
+           'torch_records', 'fast_inlining', 'simulated_thread']
 
 # %% ../nbs/92_compat.ipynb #7a83cfa5
 import contextlib, copy, os, sys, threading, warnings
@@ -157,6 +157,13 @@ def torch_current_stream(device_index: int) -> int:
     import torch
     get = getattr(torch._C, "_cuda_getCurrentRawStream", None)
     return get(device_index) if get is not None else torch.cuda.current_stream(device_index).cuda_stream
+
+def stream_capturing(stream: int) -> bool:
+    "Whether CUDA stream `stream` (a raw handle; 0: the legacy default, never captured here) is capturing a graph."
+    if not stream or simulator_enabled(): return False
+    from cuda.bindings import driver
+    err, status = driver.cuStreamIsCapturing(driver.CUstream(stream))
+    return err == driver.CUresult.CUDA_SUCCESS and status == driver.CUstreamCaptureStatus.CU_STREAM_CAPTURE_STATUS_ACTIVE
 
 def torch_records(a, b) -> bool:
     """Whether torch would record an operation on tensors `a`, `b` rather than only run it: torch.compile tracing,

@@ -45,10 +45,14 @@ def _address(x, kind) -> int:
     return (face or x.__array_interface__)["data"][0]
 
 def _ptr_range(x, kind):
-    "(first byte, one past the last byte) of the operand's memory, to detect overlap."
-    size = (x.untyped_storage().nbytes() if x.numel() else 0) if kind == "torch" else x.nbytes
+    "(first byte, one past the last byte) of the operand's elements (a view's, not its whole storage's), to detect overlap."
     start = _address(x, kind)
-    return start, start + size
+    if not (x.numel() if kind == "torch" else x.size): return start, start
+    if kind == "torch": strides, item = x.stride(), x.element_size()
+    elif kind == "numpy" or kind == "cupy": strides, item = tuple(s // x.itemsize for s in x.strides), x.itemsize
+    else: return start, start + x.nbytes
+    last = sum((d - 1) * s for d, s in zip(x.shape, strides))   # the farthest element from the first
+    return start, start + (last + 1) * item
 
 # %% ../nbs/12_matmul.ipynb #f6d4ce05
 _CONVERT = {"torch": "a.float()", "cupy": "a.astype(cupy.float32)", "numba": "copy it to the host and use .astype(np.float32)",

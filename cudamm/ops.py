@@ -87,7 +87,7 @@ def broadcast_matmul(a, b, mm, bmm):
     if col: b = b.unsqueeze(-1)                            # ... or a k×1 column; the result drops it again
     m, k, n = a.shape[-2], a.shape[-1], b.shape[-1]
     if b.dim() == 2:                                       # (..., m, k) @ (k, n): the batch folds into the rows
-        c = mm(a.reshape(math.prod(a.shape[:-1]), k), b).reshape(*a.shape[:-1], n)
+        c = mm(a, b) if a.dim() == 2 else mm(a.reshape(math.prod(a.shape[:-1]), k), b).reshape(*a.shape[:-1], n)
     else:
         try: batch = torch.broadcast_shapes(a.shape[:-2], b.shape[:-2])
         except RuntimeError:

@@ -28,7 +28,8 @@ def run_kernels(names):
             for shape in EDGE_SHAPES:
                 # the sanitizer's reports follow the marker of the kernel they are about
                 print(f"== {name} {config or 'defaults'} at {shape}", flush=True)
-                check_kernel(get_kernel(name), *shape, seed=0, config=config)
+                spec = get_kernel(name)          # chapter 16's TF32 kernels promise less than fp32's 1e-5
+                check_kernel(spec, *shape, seed=0, config=config, tol=getattr(spec, "tolerance", 1e-5))
 
 
 def attributed(log: str):

@@ -18,6 +18,7 @@ import numpy as np
 from fastcore.basics import patch
 from numba import cuda, float32, uint32
 
+from .. import compat
 from ..utils import cdiv, simulating
 from ..intrinsics import namespace, compile_source, source_name
 from .core import (MAX_GRID_Y, MAX_STATIC_SMEM, SIGNATURE, Geometry, KernelSpec, autotune,
@@ -108,21 +109,44 @@ KEEP_BUFFERS = 16        # padded operands of an unaligned 16384³ product take 
 
 class _Kept:
     """Device buffers kept between calls, each for one key and size class (a power of 2: requests within a factor of
-    2 share one, grown to the largest); when over the bounds, the least recently used are dropped."""
-    def __init__(self): self.buffers, self.nbytes, self.lock = collections.OrderedDict(), 0, threading.Lock()
+    2 share one, grown to the largest); when over the bounds, the least recently used are dropped. A buffer a CUDA
+    graph captured is kept for good (the graph holds its address): none can be made during a capture, so the
+    capture takes the one its warm-up made on another stream."""
+    def __init__(self):
+        self.buffers, self.nbytes, self.lock = collections.OrderedDict(), 0, threading.Lock()
+        self.captured = set()                   # keys of buffers a CUDA graph holds: never dropped nor regrown
 
-    def get(self, key: tuple, nbytes: int, device, make):
+    def get(self, key: tuple, nbytes: int, device, make, stream: int = 0):
         at = (*key, device, max(nbytes, 1).bit_length())
         with self.lock:
             buf = self.buffers.get(at)
-            if buf is not None and buf.nbytes >= nbytes: self.buffers.move_to_end(at); return buf
+            capturing = compat.stream_capturing(stream)
+            if buf is not None and buf.nbytes >= nbytes:
+                self.buffers.move_to_end(at)
+                if capturing: self.captured.add(at)
+                return buf
+            if capturing: return self._for_capture(at, nbytes)
             if buf is not None: self.nbytes -= self.buffers.pop(at).nbytes
             with cuda.gpus[device] if device is not None else contextlib.nullcontext():
                 buf = self.buffers[at] = make()
             self.nbytes += buf.nbytes
-            while len(self.buffers) > 1 and (self.nbytes > KEEP_BYTES or len(self.buffers) > KEEP_BUFFERS):
-                self.nbytes -= self.buffers.popitem(last=False)[1].nbytes    # freed once no launch holds it
+            while self.nbytes > KEEP_BYTES or len(self.buffers) > KEEP_BUFFERS:
+                old = next((k for k in self.buffers if k != at and k not in self.captured), None)
+                if old is None: break
+                self.nbytes -= self.buffers.pop(old).nbytes          # freed once no launch holds it
             return buf
+
+    def _for_capture(self, at: tuple, nbytes: int):
+        "The buffer of the same use, GPU and size class that another stream made (the warm-up's), now the graph's."
+        found = next((k for k, b in self.buffers.items() if (k[0], *k[2:]) == (at[0], *at[2:]) and b.nbytes >= nbytes
+                      and k not in self.captured), None)
+        if found is None:
+            raise RuntimeError("cudamm: a CUDA graph is capturing a product that needs a work buffer (split k or padded "
+                               "operands), and none can be allocated during a capture: run the same step once before "
+                               "capturing (torch.cuda.graph's usual warm-up), so that the buffer exists")
+        self.buffers[at] = self.buffers.pop(found)
+        self.captured.add(at)
+        return self.buffers[at]
 
 _KEPT = _Kept()
 
@@ -131,14 +155,14 @@ def workspace(nbytes: int, device=None, stream: int = 0, use: str = "slices"):
     size class (work on one stream runs in order, so a call may reuse what the previous one used), kept between
     calls within `KEEP_BYTES` and `KEEP_BUFFERS`."""
     make = lambda: cuda.device_array(max(nbytes, 16) // 4 + 4, np.float32)
-    return _KEPT.get((use, stream), nbytes, device, make)   # `use`: "slices" or "padded" (a call may need both)
+    return _KEPT.get((use, stream), nbytes, device, make, stream)   # `use`: "slices" or "padded" (a call may need both)
 
 def counters(tiles: int, device=None, stream: int = 0):
     """A 1×`tiles` uint32 array of zeros (at least 1024): each tile's count of finished slices, for the kernels that add
     their slices themselves. Kept like the workspace; every call leaves it zero again."""
     tiles = max(tiles, 1024)
     make = lambda: cuda.to_device(np.zeros((1, tiles), np.uint32))
-    return _KEPT.get(("counts", stream), 4 * tiles, device, make)
+    return _KEPT.get(("counts", stream), 4 * tiles, device, make, stream)
 
 # %% ../../nbs/15_every_shape.ipynb #41091a8d
 def add_slices_in_last_block(s, S: int, threads: int, rows: int, cols: int, row0: str, col0: str):
