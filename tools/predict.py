@@ -43,7 +43,8 @@ def main(argv=None) -> int:
     from cudamm.kernels import REGISTRY
     from cudamm.model import MACHINES
     if args.gpu not in MACHINES: p.error(f"--gpu {args.gpu}: cudamm.model knows {', '.join(MACHINES)}")
-    names = args.kernels or list(REGISTRY)
+    # the model counts FFMAs (SIMT fp32); chapter 16's tensor-core kernels predict their own TF/s from mma.sync's rate
+    names = args.kernels or [n for n, spec in REGISTRY.items() if getattr(spec, "precision", "ieee") == "ieee"]
     if unknown := [n for n in names if n not in REGISTRY]:
         p.error(f"no kernel {', '.join(unknown)}; registered: {', '.join(REGISTRY)}")
     start = time.perf_counter()

@@ -150,6 +150,7 @@ def issue_tile(self: PipelinedSource, wa, wb):
             for j in range(4): s(f"cp_async4(sB, {wb} + wb + u32({j * self.BN + q * self.RSB}), b, pb{q} + u64({j}))")
         else: s(f"cp_async16(sB, {wb} + wb + u32({q * self.RSB * self.BN}), b, pb{q})")
 
+# %% ../../nbs/14_cublas.ipynb #604a63ef
 @patch
 def main_loop(self: PipelinedSource):
     "With `ASYNC`, the pipeline: tile 0 through registers (bounds checks), a prologue, a loop with a barrier a tile."

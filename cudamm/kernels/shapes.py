@@ -108,13 +108,10 @@ KEEP_BYTES = 4 << 30     # device memory the buffers below keep between calls, a
 KEEP_BUFFERS = 16        # padded operands of an unaligned 16384³ product take 3.2 GB); and how many buffers
 
 class _Kept:
-    """Device buffers kept between calls, each for one key and size class (a power of 2: requests within a factor of
-    2 share one, grown to the largest); when over the bounds, the least recently used are dropped. A buffer a CUDA
-    graph captured is kept for good (the graph holds its address): none can be made during a capture, so the
-    capture takes the one its warm-up made on another stream."""
-    def __init__(self):
-        self.buffers, self.nbytes, self.lock = collections.OrderedDict(), 0, threading.Lock()
-        self.captured = set()                   # keys of buffers a CUDA graph holds: never dropped nor regrown
+    """Device buffers kept between calls, one per key and size class (a power of 2), the least recently used dropped
+    over the bounds. None can be made while a CUDA graph captures: the capture takes its warm-up's, for good."""
+    def __init__(self):   # `captured`: keys of buffers a CUDA graph holds (their addresses): never dropped
+        self.buffers, self.nbytes, self.lock, self.captured = collections.OrderedDict(), 0, threading.Lock(), set()
 
     def get(self, key: tuple, nbytes: int, device, make, stream: int = 0):
         at = (*key, device, max(nbytes, 1).bit_length())
@@ -122,9 +119,7 @@ class _Kept:
             buf = self.buffers.get(at)
             capturing = compat.stream_capturing(stream)
             if buf is not None and buf.nbytes >= nbytes:
-                self.buffers.move_to_end(at)
-                if capturing: self.captured.add(at)
-                return buf
+                self.buffers.move_to_end(at); self.captured.update([at] if capturing else []); return buf
             if capturing: return self._for_capture(at, nbytes)
             if buf is not None: self.nbytes -= self.buffers.pop(at).nbytes
             with cuda.gpus[device] if device is not None else contextlib.nullcontext():
@@ -148,6 +143,7 @@ class _Kept:
         self.captured.add(at)
         return self.buffers[at]
 
+# %% ../../nbs/15_every_shape.ipynb #bc6aecc6
 _KEPT = _Kept()
 
 def workspace(nbytes: int, device=None, stream: int = 0, use: str = "slices"):
