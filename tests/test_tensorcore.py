@@ -74,3 +74,50 @@ def test_search_spaces_fit_in_registers():
     jobs = [(n, dict(c)) for n in ("tensorcore_tf32", "tensorcore_tf32x3") for c in get_kernel(n).candidates()]
     for (name, config), r in zip(jobs, inspect_many(jobs)):
         assert r.spill_stores == 0 and r.local == 0 and r.blocks_per_sm >= 1, (name, config, r.registers)
+
+
+def test_tf32x3_promotes_mid_tile_at_every_edge():
+    """Two k-steps a tile (BK=16, as the default), a promotion every 3: promotions fall inside tiles and a remainder is
+    left at the end; K=72 ends in a half tile; 2 block rows with M past the edge, N inside one block."""
+    config = dict(BM=32, BN=32, BK=16, WM=16, WN=16, PROMOTE=3)
+    check_kernel(get_kernel("tensorcore_tf32x3"), 40, 24, 72, tol=1e-6, config=config, seed=5)
+
+
+
+@pytest.mark.slow
+def test_tf32x3_default_tiles_at_k_200():
+    "The default configuration at the K of test_gpu's torch-stream case: 13 tiles, 26 k-steps, 6 promotions and 2 left."
+    check_kernel(get_kernel("tensorcore_tf32x3"), 65, 65, 200, tol=1e-6, seed=1)
+
+
+# --- on the GPU (`pytest -m gpu tests/test_tensorcore.py`): which part of the torch-stream test's 300×200 @ 200×170
+# case goes wrong: the edges of M, N or K, the promotion, or the order of the streams
+EDGE_SHAPES = [(300, 170, 200), (256, 256, 200), (300, 256, 256), (256, 170, 256), (129, 257, 65), (64, 64, 24)]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("promote", [4, 1, None])
+@pytest.mark.parametrize("shape", EDGE_SHAPES, ids=lambda s: "x".join(map(str, s)))
+def test_tf32x3_edges_on_the_gpu(shape, promote):
+    spec = get_kernel("tensorcore_tf32x3")
+    check_kernel(spec, *shape, tol=spec.tolerance, config=dict(PROMOTE=promote), seed=0)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", ["tensorcore_tf32", "tensorcore_tf32x3"])
+def test_torch_inputs_on_a_side_stream(name):
+    "test_gpu's torch-stream case, the side stream first waiting for the inputs made on the default one."
+    torch = pytest.importorskip("torch")
+    from numba import cuda
+    from cudamm.utils import assert_matmul_correct
+    spec = get_kernel(name)
+    for seed in range(5):
+        g = torch.Generator(device="cuda").manual_seed(seed)
+        a, b = torch.randn(300, 200, device="cuda", generator=g), torch.randn(200, 170, device="cuda", generator=g)
+        stream = torch.cuda.Stream()
+        stream.wait_stream(torch.cuda.current_stream())      # a and b were written on the default stream
+        with torch.cuda.stream(stream):
+            c = torch.full((300, 170), float("nan"), device="cuda")
+            spec.launch(a, b, c, stream=cuda.external_stream(stream.cuda_stream))
+        stream.synchronize()
+        assert_matmul_correct(a.cpu().numpy(), b.cpu().numpy(), c.cpu().numpy(), tol=spec.tolerance)
