@@ -25,6 +25,7 @@ def test_launch_on_a_torch_stream(name):
     torch = pytest.importorskip("torch")
     a, b = torch.randn(300, 200, device="cuda"), torch.randn(200, 170, device="cuda")
     stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())      # a, b were written on the default stream: order them first
     with torch.cuda.stream(stream):
         c = torch.full((300, 170), float("nan"), device="cuda")
         get_kernel(name).launch(a, b, c, stream=cuda.external_stream(stream.cuda_stream))

@@ -82,9 +82,10 @@ def main(argv=None):
     p.add_argument("--reps", type=int, default=30, help="timed runs per contender (median reported)")
     p.add_argument("--quick", action="store_true", help="4096³ and the sweep only, no odd shapes")
     args = p.parse_args(argv)
+    import cudamm.compat
+    if not cudamm.compat.gpu_available(): p.error("needs a CUDA GPU: it times chapter 16's kernels on one (sm_80 or newer)")
     sys.path.insert(0, str(ROOT))
     from cudamm.utils import cuda, environment
-    if not cuda.is_available(): p.error("needs a GPU (sm_80 or newer)")
     cc = cuda.get_current_device().compute_capability
     if tuple(cc) < (8, 0): p.error(f"mma.sync TF32 needs sm_80 or newer; this GPU is sm_{cc[0]}{cc[1]}")
     started = time.time()

@@ -30,6 +30,8 @@ def main(argv=None):
     p.add_argument("--reps", type=int, default=30, help="timed calls per row (the median is reported)")
     p.add_argument("--out", type=Path, default=Path(__file__).parent, help="folder for transposed_<gpu>.json")
     args = p.parse_args(argv)
+    import cudamm.compat
+    if not cudamm.compat.gpu_available(): p.error("needs a CUDA GPU: it times the transposed layouts on one")
 
     import torch
     from cudamm import matmul
