@@ -36,8 +36,8 @@ def main(argv=None):
     p.add_argument("--size", type=int, default=64)
     p.add_argument("--no-save", action="store_true", help="print only; write no results file")
     args = p.parse_args(argv)
-    import cudamm.compat
-    if not cudamm.compat.gpu_available(): p.error("needs a CUDA GPU: it times host costs of calls that launch on one")
+    from cudamm.compat import gpu_available
+    if not gpu_available(): p.error("needs a CUDA GPU: it times host costs of calls that launch on one")
     global torch, cudamm, host_us
     import torch, cudamm                           # after the arguments: --help needs neither
     sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "tools"))
