@@ -292,7 +292,7 @@ def suite_groups(doc: dict) -> dict:
 def suite_rows(src) -> list[dict]:
     """One row per suite shape with a cuBLAS time: group, shape, cuBLAS TF/s, the best peer and its TF/s, and the %
     of cuBLAS of cudamm.matmul, Triton and Inductor, and cudamm.matmul's % of the best peer."""
-    doc = load_results(src)
+    doc = _document(src)
     by = {(r["kernel"], r["m"], r["n"], r["k"]): r for r in doc["results"]}
     peers = [r for r in doc["results"] if r["peer"] and r["ms"] is not None and r["status"] == "ok"]
     rows = []
@@ -321,7 +321,7 @@ def suite_summary(rows: list[dict]) -> dict:
 
 def suite_markdown(src) -> str:
     "The suite as a markdown table (% of the best peer and of cuBLAS per shape), and `suite_summary` in words."
-    doc = load_results(src)
+    doc = _document(src)
     rows, st = suite_rows(doc), doc.get("settings", {})
     fmt = lambda p: "—" if p is None else f"{p:.0f}%"
     shape = lambda s: "×".join(map(str, s))
