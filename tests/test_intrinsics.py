@@ -39,11 +39,12 @@ def _imported_from_intrinsics(tree) -> set:
 
 
 def test_every_imported_name_exists():
-    "Every name that the package, the tools or a notebook imports from cudamm.intrinsics is there."
+    "Every name that the package, the tools, the experiments or a notebook imports from cudamm.intrinsics is there."
     import json
     import cudamm.intrinsics as intrinsics
     root = PKG.parent
-    sources = [p.read_text() for p in [*PKG.rglob("*.py"), *(root / "tools").glob("*.py")]]
+    scripts = [*(root / "tools").glob("*.py"), *(root / "benchmarks" / "experiments").glob("*/run.py")]
+    sources = [p.read_text() for p in [*PKG.rglob("*.py"), *scripts]]
     for nb in (root / "nbs").glob("*.ipynb"):
         sources += ["".join(c["source"]) for c in json.loads(nb.read_text())["cells"] if c["cell_type"] == "code"]
     names = set()
