@@ -9,9 +9,9 @@ __all__ = ['candidates', 'Choice', 'model_choice', 'tables_on', 'current_device'
            'measure_shape', 'table_entry', 'tune_table', 'main', 'FED_THREADS', 'LAUNCH_US', 'MOVED_TO_KERNELS',
            'STREAM_EFFICIENCY', 'STREAMING_PEAK', 'SUITE', 'SUITE_SIZES', 'TILE_BYTES_IN_FLIGHT',
            'UNKNOWN_TILE_EFFICIENCY', 'Device', 'Estimate', 'FP32_LANES', 'FP32_LANES_MINOR', 'KNOWN_GPUS',
-           'parse_size', 'predict_ms', 'stream_time', 'SPLITS', 'TILE_EFFICIENCY', 'UNALIGNED_EFFICIENCY',
-           'TABLE_FORMAT', 'SHIPPED', 'gpu_slug', 'user_table_path', 'shipped_table_path', 'read_table', 'shape_bucket',
-           'nearest_entry']
+           'RANDOM_LARGEST', 'RANDOM_FLOP_CAP', 'random_suite', 'parse_size', 'predict_ms', 'stream_time', 'SPLITS',
+           'TILE_EFFICIENCY', 'UNALIGNED_EFFICIENCY', 'TABLE_FORMAT', 'SHIPPED', 'gpu_slug', 'user_table_path',
+           'shipped_table_path', 'read_table', 'shape_bucket', 'nearest_entry']
 
 # %% ../nbs/15a_dispatch.ipynb #a066212e
 import argparse, contextlib, dataclasses, functools, json, math, os, sys, time, warnings
@@ -31,11 +31,12 @@ from .kernel_table import (TABLE_FORMAT, SHIPPED, gpu_slug, user_table_path, shi
 from .dispatch_model import (     # the model (appendix 98): every name importable from here, as before it moved
     FED_THREADS, LAUNCH_US, MOVED_TO_KERNELS, STREAM_EFFICIENCY, STREAMING_PEAK, SUITE, SUITE_SIZES,
     TILE_BYTES_IN_FLIGHT, UNKNOWN_TILE_EFFICIENCY, Device, Estimate, FP32_LANES, FP32_LANES_MINOR, KNOWN_GPUS,
-    parse_size, predict_ms, stream_time,
+    parse_size, predict_ms, stream_time, RANDOM_LARGEST, RANDOM_FLOP_CAP, random_suite,
     SPLITS, TILE_EFFICIENCY, UNALIGNED_EFFICIENCY)   # these three now live in the kernels' chapters (14, 15)
 _all_ = ["FED_THREADS", "LAUNCH_US", "MOVED_TO_KERNELS", "STREAM_EFFICIENCY", "STREAMING_PEAK", "SUITE", "SUITE_SIZES",
          "TILE_BYTES_IN_FLIGHT", "UNKNOWN_TILE_EFFICIENCY", "Device", "Estimate", "FP32_LANES", "FP32_LANES_MINOR",
-         "KNOWN_GPUS", "parse_size", "predict_ms", "stream_time", "SPLITS", "TILE_EFFICIENCY", "UNALIGNED_EFFICIENCY",
+         "KNOWN_GPUS", "RANDOM_LARGEST", "RANDOM_FLOP_CAP", "random_suite", "parse_size", "predict_ms",
+         "stream_time", "SPLITS", "TILE_EFFICIENCY", "UNALIGNED_EFFICIENCY",
          "TABLE_FORMAT", "SHIPPED", "gpu_slug", "user_table_path", "shipped_table_path", "read_table", "shape_bucket",
          "nearest_entry"]
 
