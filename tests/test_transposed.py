@@ -11,7 +11,7 @@ from cudamm import matmul
 from cudamm.kernels import REGISTRY, get_kernel
 from cudamm.kernels.shapes import tile_config
 from cudamm.matmul import _stored, choose_kernel, in_layout
-from cudamm.utils import to_d, to_h
+from cudamm.utils import rel_error, to_d, to_h
 
 mm = importlib.import_module("cudamm.matmul")     # the module (`cudamm.matmul` the name is the function)
 
@@ -158,3 +158,22 @@ def test_no_copy_of_a_transposed_torch_view_on_the_gpu(layout, monkeypatch):
         for c in (matmul(a, b), matmul(a, b, stream=torch.cuda.current_stream())):
             assert float((c.double() - ref).norm() / ref.norm()) < 1e-5, (layout, m, n, k)
         assert choose_kernel(m, n, k, layout=layout)[0].layout == layout
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_no_copy_of_a_transposed_cupy_view_on_the_gpu(layout, monkeypatch):
+    "CuPy's transposed views (`w.T`) are read in place too, right at odd and aligned shapes."
+    cupy = pytest.importorskip("cupy")
+    def refuse(x, kind):                            # the general path's copy: only contiguous arrays pass
+        assert mm._contiguous(x, kind), "a transposed view was copied"
+        return x
+    monkeypatch.setattr(mm, "_contiguous_view", refuse)
+    rng = np.random.default_rng(3)
+    for m, n, k in [(512, 768, 1024), (77, 45, 131)]:
+        A = rng.standard_normal((m, k)).astype(np.float32); B = rng.standard_normal((k, n)).astype(np.float32)
+        a = cupy.ascontiguousarray(cupy.asarray(A).T).T if layout[0] == "t" else cupy.asarray(A)
+        b = cupy.ascontiguousarray(cupy.asarray(B).T).T if layout[1] == "t" else cupy.asarray(B)
+        c = matmul(a, b)
+        assert isinstance(c, cupy.ndarray)
+        assert rel_error(cupy.asnumpy(c), A.astype(np.float64) @ B) < 1e-5, (layout, m, n, k)
