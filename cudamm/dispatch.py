@@ -42,7 +42,7 @@ _all_ = ["FED_THREADS", "LAUNCH_US", "MOVED_TO_KERNELS", "STREAM_EFFICIENCY", "S
 
 # %% ../nbs/15a_dispatch.ipynb #087caeff
 def candidates(m: int, n: int, k: int, precision: str = "ieee") -> list[tuple[str, Config]]:
-    "Every (kernel, configuration) the model may pick for m×n×k: what each kernel that serves `precision` offers, checked."
+    "Every (kernel, configuration) the model may pick for m×n×k: what each kernel serving `precision` offers, checked."
     out = []
     for name, spec in REGISTRY.items():
         if not serves(spec.precision, precision): continue

@@ -64,7 +64,7 @@ def read_document(path) -> dict:
     return {}
 
 def entries_key(precision: str = "ieee") -> str:
-    "Where a table file keeps the entries of `precision`: `entries` for ieee (every table has them), else `entries_<p>`."
+    "Where a table file keeps the entries of `precision`: `entries` for ieee (every table has them), else `entries_<p>`"
     return "entries" if precision == "ieee" else f"entries_{precision}"
 
 def _entries(doc: dict, precision: str = "ieee") -> dict:

@@ -165,7 +165,7 @@ DEFAULT_PEERS = ["cublas", "triton"]
 
 # %% ../nbs/97a_peers.ipynb #97aprec2
 def cublas_tf32(a, b, c):
-    "`c = a @ b` by torch/cuBLAS with TF32 allowed for this call (device arrays or CUDA tensors), torch's setting restored."
+    "`c = a @ b` by torch/cuBLAS, TF32 allowed for this call (device arrays or CUDA tensors), torch's setting restored."
     import torch
     ta, tb, tc = (torch.as_tensor(x, device="cuda") for x in (a, b, c))
     m = torch.backends.cuda.matmul

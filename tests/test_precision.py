@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from cudamm import dispatch
-from cudamm.kernel_table import TABLE_FORMAT, read_table, shape_bucket, shipped_table_path, update_table, user_table_path
+from cudamm.kernel_table import (TABLE_FORMAT, read_table, shape_bucket, shipped_table_path, update_table,
+                                 user_table_path)
 from cudamm.kernels import REGISTRY, get_kernel
 from cudamm.kernels.core import KNOWN_GPUS, PRECISIONS, TOLERANCE, check_precision, serves
 from cudamm.matmul import choose_kernel, matmul
@@ -64,7 +65,7 @@ def test_candidates_are_the_kernels_that_keep_the_promise():
 
 
 def test_the_model_prices_the_tensor_cores_at_their_measured_speed():
-    "At 4096³ on the H100 the default tiles are priced near chapter 16's measurements (5.664 ms TF32, 6.775 ms 3xTF32)."
+    "At 4096³ on the H100 the default tiles are priced near chapter 16's measured 5.664 ms (TF32), 6.775 ms (3xTF32)."
     assert dispatch.predict_ms("tensorcore_tf32", None, 4096, 4096, 4096, H100) == pytest.approx(5.66, rel=0.1)
     assert dispatch.predict_ms("tensorcore_tf32x3", None, 4096, 4096, 4096, H100) == pytest.approx(6.78, rel=0.1)
 
@@ -167,7 +168,8 @@ def test_bench_parser_and_folders():
     assert p.parse_args(["--sizes", "4096", "8192", "--precision", "tf32"]).sizes == ["4096", "8192"]
     with pytest.raises(SystemExit): p.parse_args(["--precision", "fp16"])
     gpu = "NVIDIA H100 80GB HBM3"
-    assert output_dir(update_results=True, suite="shapes", gpu=gpu, precision="tf32x3") == RESULTS / "h100/shapes-tf32x3"
+    shapes = output_dir(update_results=True, suite="shapes", gpu=gpu, precision="tf32x3")
+    assert shapes == RESULTS / "h100/shapes-tf32x3"
     assert output_dir(update_results=True, gpu=gpu, precision="tf32") == RESULTS / "h100/tf32"
     assert output_dir(update_results=True, suite="shapes", gpu=gpu) == RESULTS / "h100/shapes"
 
@@ -202,3 +204,13 @@ def test_bench_at_a_precision_meets_its_peers(monkeypatch, tmp_path):
     doc = json.loads((tmp_path / "results.json").read_text())
     assert doc["settings"]["precision"] == "tf32"
     assert [(r["kernel"], r["error"] is not None) for r in doc["results"]] == [("cuBLAS TF32", True), ("naive", True)]
+
+
+@pytest.mark.slow
+def test_offered_tiles_fit_in_registers():
+    "Every tile the tensor-core kernels offer dispatch compiles without spills (sm_90; ~40 compiles, minutes)."
+    from cudamm.inspect import inspect_many
+    jobs = [(nm, dict(c)) for nm, c in dispatch.candidates(4096, 4096, 4096, "tf32") if nm.startswith("tensorcore")]
+    assert len(jobs) == 40
+    for (name, config), r in zip(jobs, inspect_many(jobs)):
+        assert r.spill_stores == 0 and r.local == 0 and r.blocks_per_sm >= 1, (name, config, r.registers)

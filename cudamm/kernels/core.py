@@ -159,7 +159,7 @@ def serves(promised: str, wanted: str) -> bool:
     return PRECISIONS.index(promised) <= PRECISIONS.index(check_precision(wanted))
 
 def check_precision(precision: str, gpu: Device | None = None) -> str:
-    "`precision` if it is one of `PRECISIONS` that `gpu` (None: any) can run; else a `ValueError` that says what to pass."
+    "`precision` if it is one of `PRECISIONS` that `gpu` (None: any) can run; else a `ValueError` saying what to pass."
     if precision not in PRECISIONS:
         raise ValueError(f"precision={precision!r}: pass one of {', '.join(map(repr, PRECISIONS))} (Triton's names: "
                          "fp32 on the SIMT cores, 3xTF32 or TF32 on tensor cores)")
