@@ -131,7 +131,7 @@ def shortlist(m: int, n: int, k: int, dev: Device, top: int = 8, precision: str 
 # %% ../nbs/15a_dispatch.ipynb #846383a5
 def measure_shape(m: int, n: int, k: int, top: int = 8, reps: int = 20, cublas: bool = True,
                   gpu_turn: str | None = None, # a lock file that parallel tuners take in turn to use the GPU
-                  precision: str = "ieee",     # the candidates that serve it, each verified at its tolerance
+                  precision: str = "ieee",     # the candidates that serve it, verified at its tolerance
                  ) -> list[dict]:
     "Verify, then time (CUDA events, L2 flushed, median) the shortlist at m×n×k; one row per candidate, fastest first."
     from cudamm.utils import cublas_fp32
