@@ -9,8 +9,8 @@ __all__ = ['WARMUP', 'DEFAULT_SIZES', 'SIM_SIZE', 'Result', 'time_one', 'cudamm_
            'compare', 'table', 'extrapolate_ms', 'sweep', 'main', 'MATMUL', 'FIELDS', 'FRONT_SIZES', 'RESULTS', 'FRESH',
            'GPU_ONLY', 'to_records', 'write_results', 'load_results', 'plot_results', 'results_markdown',
            'suite_groups', 'suite_rows', 'suite_summary', 'suite_markdown', 'plot_suite', 'output_dir',
-           'copy_bandwidth', 'best_peers', 'PEERS', 'DEFAULT_PEERS', 'triton_matmul', 'triton_fp32', 'parse_size',
-           'random_suite']
+           'copy_bandwidth', 'best_peers', 'PEERS', 'DEFAULT_PEERS', 'triton_matmul', 'triton_fp32', 'peers_at',
+           'parse_size', 'random_suite']
 
 # %% ../nbs/13_bench.ipynb #0bb1614a
 import dataclasses, functools, math, secrets, sys
@@ -19,7 +19,7 @@ from . import compat
 from .utils import (simulating, cuda, gpu_inputs, reference, rel_error, verify_then_time, cuda_event_times, profiler_time,
                           cublas_fp32, tflops, environment, gpu_clocks)
 from .kernels import REGISTRY, KernelSpec, get_kernel
-from .kernels.core import Status
+from .kernels.core import Status, Device, TOLERANCE, check_precision
 # what happens to the measurements afterwards (files, plots, the front page's block, the command's options):
 # appendix 97, whose names are importable from here too
 from .bench_harness import (
@@ -63,16 +63,17 @@ def time_one(name: str, launch, a, b, c, ref, reps=20, tol=1e-5, timer=None, max
 
 
 # %% ../nbs/13_bench.ipynb #51c1fd9c
-from .peers import PEERS, DEFAULT_PEERS, triton, triton_matmul, triton_fp32    # appendix 97a
-_all_ = ["PEERS", "DEFAULT_PEERS", "triton_matmul", "triton_fp32"]
+from .peers import PEERS, DEFAULT_PEERS, triton, triton_matmul, triton_fp32, peers_at    # appendix 97a
+_all_ = ["PEERS", "DEFAULT_PEERS", "triton_matmul", "triton_fp32", "peers_at"]
 
 # %% ../nbs/13_bench.ipynb #7bae928e
 # in a list of kernels, `MATMUL` ("cudamm.matmul", appendix 97) stands for this: `matmul` as a reader calls it
-def cudamm_matmul(a, b, c):
+def cudamm_matmul(a, b, c, precision: str = "ieee"):
     "`c = a @ b` through `cudamm.matmul` on torch tensors (the kernel and configuration it chooses for the shape)."
     import torch
     from cudamm.matmul import matmul
-    matmul(*(torch.as_tensor(x, device="cuda") for x in (a, b)), out=torch.as_tensor(c, device="cuda"))
+    matmul(*(torch.as_tensor(x, device="cuda") for x in (a, b)), out=torch.as_tensor(c, device="cuda"),
+           precision=precision)
 
 # %% ../nbs/13_bench.ipynb #9a9e7515
 def environment_line(env: dict | None = None) -> str:
@@ -95,8 +96,9 @@ def _as_spec(kernel) -> KernelSpec: return kernel if isinstance(kernel, KernelSp
 
 # %% ../nbs/13_bench.ipynb #841c0590
 def _run_size(m, n, k, kernels, peers, configs=None, tuned=False, reps=20, profiler=False,
-              max_seconds=math.inf, skip=None, bar=None) -> list[Result]:
-    "Every peer, then every kernel (a registered name or a `KernelSpec`), verified and timed at m×n×k."
+              max_seconds=math.inf, skip=None, bar=None, precision="ieee") -> list[Result]:
+    """Every peer (those of `precision`, `peers_at`), then every kernel (a registered name or a `KernelSpec`),
+    verified (each at its precision's tolerance) and timed at m×n×k."""
     a, b, c = gpu_inputs(m, n, k, seed=0)
     ref = reference(a, b, keep_on_gpu=True)
     results = []
@@ -111,16 +113,16 @@ def _run_size(m, n, k, kernels, peers, configs=None, tuned=False, reps=20, profi
         if bar is not None: bar.update(1)
     if not simulating():
         for p in peers:
-            name, fn, *timed = PEERS[p]      # a third entry: the launch to time, where it differs from fn's (Inductor)
+            name, fn, *timed = peers_at(precision)[p]    # a third entry: the launch to time, if not fn's (Inductor)
             if p == "triton" and triton is None: continue
             own = (lambda _launch, t=timed[0]: cuda_event_times(t(a, b), warmup=WARMUP, reps=reps)) if timed else timer
-            one(name, functools.partial(fn, a, b, c), None, True, own)
+            one(name, functools.partial(fn, a, b, c), None, True, own, TOLERANCE[precision])
             r = results[-1]
             if p == "inductor" and r.status is Status.failed:     # a peer that cannot run here is not our failure
                 r.status, r.reason = Status.skipped, f"Inductor could not run: {r.reason}"
     for kernel in kernels:
         if kernel == MATMUL:
-            one(MATMUL, functools.partial(cudamm_matmul, a, b, c), None, False)
+            one(MATMUL, functools.partial(cudamm_matmul, a, b, c, precision), None, False, tol=TOLERANCE[precision])
             continue
         spec = _as_spec(kernel)
         try: cfg = _kernel_config(spec, m, n, k, configs, tuned)
@@ -128,8 +130,7 @@ def _run_size(m, n, k, kernels, peers, configs=None, tuned=False, reps=20, profi
             results.append(Result(spec.name, m, n, k, status=Status.failed, reason=f"{type(e).__name__}: {str(e)[:80]}"))
             if bar is not None: bar.update(1)
             continue
-        one(spec.name, functools.partial(spec.launch, a, b, c, cfg), cfg, False,
-            tol=getattr(spec, "tolerance", 1e-5))     # chapter 16's TF32 kernels promise less
+        one(spec.name, functools.partial(spec.launch, a, b, c, cfg), cfg, False, tol=spec.tolerance)
     return results
 
 # %% ../nbs/13_bench.ipynb #d876d8bf
@@ -184,7 +185,7 @@ def extrapolate_ms(history: list[tuple[float, float]], flops: float) -> float:
 
 # %% ../nbs/13_bench.ipynb #1c264526
 def sweep(sizes=DEFAULT_SIZES, names=None, peers=DEFAULT_PEERS, reps=20, tuned=False, profiler=False,
-          max_seconds=10.0, progress=True, show=True) -> list[Result]:
+          max_seconds=10.0, progress=True, show=True, precision="ieee") -> list[Result]:
     "Verify and time every kernel (default: all) and peer at each size; a kernel predicted slower than `max_seconds` per point is skipped."
     from tqdm.auto import tqdm
     names = list(names or REGISTRY)
@@ -199,7 +200,7 @@ def sweep(sizes=DEFAULT_SIZES, names=None, peers=DEFAULT_PEERS, reps=20, tuned=F
             if pred * (WARMUP + reps) / 1e3 > max_seconds: return f"slow: ~{pred / 1e3:.2f} s per launch predicted"
         bar.set_postfix_str(f"{m}×{n}×{k}")
         res = _run_size(m, n, k, names, peers, tuned=tuned, reps=reps, profiler=profiler, max_seconds=max_seconds,
-                        skip=skip, bar=bar)
+                        skip=skip, bar=bar, precision=precision)
         for r in res:
             ms = r.ms if r.status is Status.ok else r.probe_ms       # a slow kernel's probe launch counts too
             if ms == ms: history.setdefault(r.kernel, []).append((flops, ms))
@@ -231,20 +232,22 @@ def _simulator_check(p, args) -> int:
 def _run(args, sizes, argv) -> list[Result]:
     "The command on a GPU: the sweep, its files (and the suite's) in the folder `output_dir` picks; the results."
     if args.suite and not args.kernels: args.kernels = [MATMUL]
+    if args.precision != "ieee" and not args.kernels:            # matmul at that precision, and its own kernels
+        args.kernels = [MATMUL] + [nm for nm, spec in REGISTRY.items() if spec.precision == args.precision]
     if "triton" in args.peers and triton is None:
         print("Note: Triton is not installed, so the Triton peer is skipped (pip install triton).")
     if "inductor" in args.peers:
         print("Note: Inductor's max-autotune compiles and tunes every shape: tens of seconds a shape.")
     env = environment()
-    out = output_dir(args.out, args.update_results, args.suite, env.get("gpu") or "GPU")
+    out = output_dir(args.out, args.update_results, args.suite, env.get("gpu") or "GPU", precision=args.precision)
     print(environment_line(env))
     bandwidth = copy_bandwidth()
     print(f"device-to-device copy: {bandwidth:.0f} GB/s (read + write)")
     results = sweep(sizes, args.kernels, args.peers, args.reps, args.tuned, args.profiler, args.max_seconds,
-                    progress=not args.no_progress)
+                    progress=not args.no_progress, precision=args.precision)
     settings = dict(reps=args.reps, warmup=WARMUP, tuned=args.tuned, profiler=args.profiler,
                     max_seconds=args.max_seconds, l2_flushed=not args.profiler, suite=args.suite,
-                    sizes=["x".join(map(str, s)) for s in sizes], peers=args.peers,
+                    sizes=["x".join(map(str, s)) for s in sizes], peers=args.peers, precision=args.precision,
                     **(dict(seed=args.seed, count=args.count, flop_cap=RANDOM_FLOP_CAP) if args.suite == "random"
                        else {}),
                     command=" ".join(["cudamm-bench", *(argv or sys.argv[1:])]))
@@ -280,6 +283,9 @@ def main(argv=None) -> int:
         p.exit(2, f"{p.prog}: error: no CUDA GPU here (numba finds no driver or no device), and numba's CUDA simulator "
                   "is off. Without a GPU, run the cudamm-bench command with NUMBA_ENABLE_CUDASIM unset: it then checks "
                   "every kernel in the simulator.\n")
+    if args.precision != "ieee":                                     # the tensor-core ones: sm_80 and newer
+        try: check_precision(args.precision, Device.current())
+        except ValueError as e: p.error(str(e))
     if args.update_results and not RESULTS.is_dir():
         p.error(f"--update-results writes the committed {RESULTS}/, and there is none here: run it from the root of a "
                 "clone of the repository")

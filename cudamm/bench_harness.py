@@ -18,7 +18,7 @@ import numpy as np
 from . import __version__
 from .utils import cuda, cuda_event_times, environment, gpu_clocks
 from .kernels import REGISTRY
-from .kernels.core import Status
+from .kernels.core import Status, PRECISIONS
 from .dispatch_model import SUITE, RANDOM_FLOP_CAP   # the users' suite, the random one's cap (appendix 98)
 from .kernel_table import gpu_slug
 from .figures import load_results   # the one reader of results documents (appendix 93)
@@ -106,7 +106,17 @@ def kernel_families(names, most: int = 5) -> list[tuple[str, list[str]]]:
     return panels
 
 # %% ../nbs/97_bench_harness.ipynb #480b5c0c
-PEER_COLOURS = {"cuBLAS fp32": "black", "Triton fp32": "0.55", "Inductor fp32": "0.75"}
+PEER_COLOURS = {"cuBLAS fp32": "black", "Triton fp32": "0.55", "Inductor fp32": "0.75",
+                "cuBLAS TF32": "black", "Triton tf32x3": "0.55", "Triton tf32": "0.55"}   # --precision's peers
+
+def _peer_named(recs, prefix: str, default: str) -> str:
+    "The name of the peer in `recs` that starts with `prefix`: cuBLAS and Triton as the run's precision had them."
+    return next((r["kernel"] for r in recs if r["peer"] and r["kernel"].startswith(prefix)), default)
+
+def _of_cublas(recs) -> str:
+    "The axis label for a percentage of the run's cuBLAS."
+    name = _peer_named(recs, "cuBLAS", "cuBLAS fp32")
+    return "% of cuBLAS fp32 (TF32 off), same run" if name == "cuBLAS fp32" else f"% of {name}, same run"
 
 def _colours():
     "Okabe–Ito's colours without black and grey (cudamm.figures), for the kernels of one panel or the families."
@@ -193,7 +203,7 @@ def _pct_figure(recs, env, at):
     ax.invert_yaxis()
     ax.axvline(100, color="black", lw=0.8, ls=":")
     ax.set_xlim(0, max([110.0, *vals]) * 1.25)
-    ax.set_xlabel("% of cuBLAS fp32 (TF32 off), same run")
+    ax.set_xlabel(_of_cublas(rows))
     ax.set_title(f"% of cuBLAS at {_label(*at)}")
     present = [f for f in families if any(not r["peer"] and _family(r["kernel"]) == f for r in rows)]
     fig.legend([Patch(color=_colours()[families.index(f)]) for f in present], present, loc="outside upper center",
@@ -252,8 +262,11 @@ def results_markdown(src=None, image_dir="benchmarks/results/h100") -> str:
     method = ("torch.profiler (mean)" if st.get("profiler") else
               f"CUDA events, median of {st.get('reps', 20)} launches after a warm-up, L2 flushed before each, host launch time kept out")
     on = f" on {_caption(env)}" if _caption(env) else ""              # made-up records may carry no environment
+    cublas = "cuBLAS in fp32 with TF32 off" if _peer_named(recs, "cuBLAS", "cuBLAS fp32") == "cuBLAS fp32" else \
+             "cuBLAS with TF32"
+    at = f"; `cudamm.matmul` at precision=\"{st['precision']}\"" if st.get("precision", "ieee") != "ieee" else ""
     lines = [f"Measured with `cudamm-bench`{on}. Every kernel verified against a float64 reference "
-             f"before it was timed; {method}; cuBLAS in fp32 with TF32 off, in the same run"
+             f"before it was timed; {method}; {cublas}, in the same run{at}"
              + ("; kernels in their tuned configurations" if st.get("tuned") else "; kernels in their default configurations (as the chapters show them)")
              + ".", ""]
     best = bool(cols) and any(r.get("pct_best_peer") is not None for r in recs)     # older files: no such column
@@ -295,16 +308,17 @@ def suite_rows(src) -> list[dict]:
     doc = _document(src)
     by = {(r["kernel"], r["m"], r["n"], r["k"]): r for r in doc["results"]}
     peers = [r for r in doc["results"] if r["peer"] and r["ms"] is not None and r["status"] == "ok"]
+    cublas, triton = (_peer_named(doc["results"], p, p + " fp32") for p in ("cuBLAS", "Triton"))   # --precision's
     rows = []
     for group, sizes in suite_groups(doc).items():
         for s in sizes:
-            cub = by.get(("cuBLAS fp32", *s))
+            cub = by.get((cublas, *s))
             if cub is None or cub["tflops"] is None: continue
             best = min((r for r in peers if (r["m"], r["n"], r["k"]) == s), key=lambda r: r["ms"])
             pct = lambda name: (by.get((name, *s)) or {}).get("pct_cublas")
             ours = by.get((MATMUL, *s)) or {}
             rows.append(dict(group=group, shape=s, cublas_tflops=cub["tflops"], best_peer=best["kernel"],
-                             best_tflops=best["tflops"], matmul=pct(MATMUL), triton=pct("Triton fp32"),
+                             best_tflops=best["tflops"], matmul=pct(MATMUL), triton=pct(triton),
                              inductor=pct("Inductor fp32"),
                              matmul_best=100 * best["ms"] / ours["ms"] if ours.get("ms") else None))
     return rows
@@ -358,7 +372,8 @@ def plot_suite(src, out_dir) -> Path:
     fig = Figure(figsize=(9, 0.32 * len(rows) + 1.8), layout="constrained")
     ax = fig.subplots()
     ys = np.arange(len(rows))
-    bars = [("matmul", "cudamm.matmul", _colours()[1]), ("triton", "Triton fp32", PEER_COLOURS["Triton fp32"])]
+    triton = _peer_named(doc["results"], "Triton", "Triton fp32")
+    bars = [("matmul", "cudamm.matmul", _colours()[1]), ("triton", triton, PEER_COLOURS.get(triton, "0.55"))]
     if any(r["inductor"] for r in rows): bars.append(("inductor", "Inductor fp32", PEER_COLOURS["Inductor fp32"]))
     h = 0.8 / len(bars)
     for i, (key, label, color) in enumerate(bars):
@@ -367,7 +382,7 @@ def plot_suite(src, out_dir) -> Path:
     ax.set_yticks(ys, [f"{'×'.join(map(str, r['shape']))}  ({r['group']})" for r in rows], fontsize=7)
     ax.invert_yaxis()
     ax.axvline(100, color="black", lw=0.8, ls=":")
-    ax.set_xlabel("% of cuBLAS fp32 (TF32 off), same run")
+    ax.set_xlabel(_of_cublas(doc["results"]))
     ax.legend(loc="lower right", fontsize=8)
     which = "Random shapes" if doc.get("settings", {}).get("suite") == "random" else "The users' suite"
     ax.set_title(f"{which}: cudamm.matmul and the peers against cuBLAS, per shape (m×n×k)", fontsize=10)
@@ -386,14 +401,17 @@ def gpu_short_name(gpu: str) -> str:
     m = re.search(r"\b([A-Z]+\d+[A-Z]*)\b", gpu)
     return m[1].lower() if m else gpu_slug(gpu)
 
-def output_dir(out=None, update_results=False, suite=None, gpu: str = "GPU", when=None) -> Path:
+def output_dir(out=None, update_results=False, suite=None, gpu: str = "GPU", when=None,
+               precision: str = "ieee") -> Path:
     """Where `cudamm-bench` writes: `out` if given; with `update_results` the committed
     `benchmarks/results/<gpu>/` (`<gpu>/shapes/` or `<gpu>/random/` for a suite); otherwise a folder that does not
-    exist yet, `cudamm-results/<gpu>-<date>-<time>/`."""
+    exist yet, `cudamm-results/<gpu>-<date>-<time>/`. A `precision` other than ieee is added to the last name:
+    `<gpu>/shapes-tf32x3/`, `<gpu>/tf32/`."""
     if out: return Path(out)
-    if update_results: return RESULTS / gpu_short_name(gpu) / suite if suite else RESULTS / gpu_short_name(gpu)
+    tail = "-".join(([suite] if suite else []) + ([precision] if precision != "ieee" else []))
+    if update_results: return RESULTS / gpu_short_name(gpu) / tail if tail else RESULTS / gpu_short_name(gpu)
     stamp = (when or datetime.datetime.now()).strftime("%Y%m%d-%H%M%S")
-    base = FRESH / f"{gpu_slug(gpu)}-{stamp}" if not suite else FRESH / f"{gpu_slug(gpu)}-{stamp}-{suite}"
+    base = FRESH / f"{gpu_slug(gpu)}-{stamp}" if not tail else FRESH / f"{gpu_slug(gpu)}-{stamp}-{tail}"
     path, i = base, 1
     while path.exists(): i += 1; path = base.with_name(f"{base.name}-{i}")     # two runs in one second
     return path
@@ -412,8 +430,8 @@ def exit_now(code: int):
     sys.stdout.flush(); sys.stderr.flush()
     os._exit(code)
 
-GPU_ONLY = ("sizes", "suite", "seed", "count", "peers", "reps", "tuned", "profiler", "max_seconds", "update_results",
-            "out")
+GPU_ONLY = ("sizes", "suite", "seed", "count", "precision", "peers", "reps", "tuned", "profiler", "max_seconds",
+            "update_results", "out")
 
 def gpu_only_options(p: argparse.ArgumentParser, args) -> list[str]:
     "The options given (other than at their defaults) that only a run on a GPU can honour."
@@ -438,6 +456,11 @@ def bench_parser(peers, description: str) -> argparse.ArgumentParser:
     p.add_argument("--sizes", nargs="+", default=None, metavar="SIZE",
                    help="M (a square) or MxNxK each (default: 128 256 ... 8192 4092 5120x256x5120)")
     p.add_argument("--kernels", nargs="+", default=None, help=f"kernels to run (default all: {' '.join(REGISTRY)})")
+    p.add_argument("--precision", choices=PRECISIONS, default="ieee",
+                   help="what cudamm.matmul promises (Triton's names; chapter 16): ieee (fp32, the default), tf32x3 "
+                        "or tf32 (tensor cores, sm_80+); the peers change with it (cuBLAS fp32 and Triton tf32x3; "
+                        "cuBLAS TF32 and Triton tf32), and without --kernels the kernels are cudamm.matmul and the "
+                        "registered kernels of that precision")
     p.add_argument("--peers", nargs="*", default=["cublas", "triton"], choices=list(peers),
                    help="baselines to time beside the kernels (default: cublas triton; none: --peers; inductor: "
                         "torch.compile's max-autotune, tens of seconds a shape to tune)")

@@ -23,7 +23,7 @@ import numpy as np
 from .utils import (simulating, cuda, gpu_inputs, environment, gpu_clocks, reference, verify_then_time,
                           Measurement, Status)
 from .kernels import REGISTRY, Config, KernelSpec, get_kernel
-from .kernels.core import operands, rows_aligned
+from .kernels.core import operands, rows_aligned, serves, check_precision, PRECISIONS, TOLERANCE
 from .cache import locked
 # the table file and its bucket (appendix 90a), importable from here as before
 from .kernel_table import (TABLE_FORMAT, SHIPPED, gpu_slug, user_table_path, shipped_table_path, read_table,
@@ -41,10 +41,11 @@ _all_ = ["FED_THREADS", "LAUNCH_US", "MOVED_TO_KERNELS", "STREAM_EFFICIENCY", "S
          "nearest_entry"]
 
 # %% ../nbs/15a_dispatch.ipynb #087caeff
-def candidates(m: int, n: int, k: int) -> list[tuple[str, Config]]:
-    "Every (kernel, configuration) the model may pick for m×n×k: what each registered kernel offers, checked."
+def candidates(m: int, n: int, k: int, precision: str = "ieee") -> list[tuple[str, Config]]:
+    "Every (kernel, configuration) the model may pick for m×n×k: what each kernel serving `precision` offers, checked."
     out = []
     for name, spec in REGISTRY.items():
+        if not serves(spec.precision, precision): continue
         for cfg in spec.offers(m, n, k):
             try: out.append((name, spec.check(cfg)))
             except ValueError: pass                    # one that breaks a constraint is not a candidate
@@ -59,9 +60,9 @@ class Choice:
     source: str                 # "user table", "table" (shipped with cudamm), "model" or "forced"
     ms: float = math.nan        # measured (tables) or predicted (model)
 
-def model_choice(m: int, n: int, k: int, dev: Device) -> Choice:
-    "The candidate the model predicts fastest (the first of equals, in course order)."
-    priced = [(predict_ms(name, cfg, m, n, k, dev), name, cfg) for name, cfg in candidates(m, n, k)]
+def model_choice(m: int, n: int, k: int, dev: Device, precision: str = "ieee") -> Choice:
+    "The candidate at `precision` the model predicts fastest (the first of equals, in course order)."
+    priced = [(predict_ms(name, cfg, m, n, k, dev), name, cfg) for name, cfg in candidates(m, n, k, precision)]
     if not priced: raise ValueError(f"no registered kernel offers a configuration for {m}×{n}×{k} (KernelSpec.offers)")
     ms, name, cfg = min(priced, key=lambda t: t[0])
     return Choice(name, cfg, "model", ms)
@@ -71,8 +72,11 @@ def tables_on() -> bool:
     "False when `CUDAMM_TABLES=0`: the model alone chooses, as on a GPU without a table."
     return os.environ.get("CUDAMM_TABLES", "1") not in ("0", "off", "false", "no")
 
-def _from_table(entry: dict, source: str) -> Choice | None:
-    try: return Choice(entry["kernel"], get_kernel(entry["kernel"]).check(entry["config"]), source, entry.get("ms", math.nan))
+def _from_table(entry: dict, source: str, precision: str = "ieee") -> Choice | None:
+    try:
+        spec = get_kernel(entry["kernel"])
+        if not serves(spec.precision, precision): return None    # an entry that breaks the precision's promise
+        return Choice(entry["kernel"], spec.check(entry["config"]), source, entry.get("ms", math.nan))
     except (KeyError, ValueError, TypeError): return None    # a kernel or parameter this cudamm no longer has
 
 
@@ -87,32 +91,36 @@ def current_device(index: int | None = None) -> Device:
 def _device(index: int) -> Device:
     with cuda.gpus[index]: return Device.current()
 
-def choose(m: int, n: int, k: int, gpu: Device | None = None) -> Choice:
-    """The kernel for m×n×k on `gpu` (default: the one in use): your table (`cudamm-tune`), else the one shipped for
-    this GPU, for the shape's bucket; else the model. Made once per shape and GPU and remembered; never a search."""
-    return _choose(m, n, k, gpu or current_device())
+def choose(m: int, n: int, k: int, gpu: Device | None = None, precision: str = "ieee") -> Choice:
+    """The kernel for m×n×k at `precision` on `gpu` (default: the one in use): your table (`cudamm-tune`), else the
+    one shipped for this GPU, for the shape's bucket; else the model. Made once per shape, precision and GPU and
+    remembered; never a search. A tensor-core precision below sm_80: a `ValueError` that says to use "ieee"."""
+    gpu = gpu or current_device()
+    return _choose(m, n, k, gpu, check_precision(precision, gpu))
 
 @functools.lru_cache(maxsize=4096)
-def _choose(m: int, n: int, k: int, dev: Device) -> Choice:
+def _choose(m: int, n: int, k: int, dev: Device, precision: str = "ieee") -> Choice:
     if tables_on():
         for source, path in (("user table", user_table_path(dev.name)), ("table", shipped_table_path(dev.name))):
-            entry = nearest_entry(_tables(path), m, n, k)
-            choice = entry and _from_table(entry, source)
+            entry = nearest_entry(_tables(path, precision), m, n, k)
+            choice = entry and _from_table(entry, source, precision)
             if choice: return choice
-    return model_choice(m, n, k, dev)
+    choice = model_choice(m, n, k, dev, precision)
+    served = get_kernel(choice.kernel).precision         # a more accurate precision's kernel is the fastest here:
+    return _choose(m, n, k, dev, served) if served != precision else choice     # chosen as for that precision
 
 @functools.lru_cache(maxsize=16)
-def _tables(path: Path) -> dict: return read_table(path)
+def _tables(path: Path, precision: str = "ieee") -> dict: return read_table(path, precision)
 
 def forget():
     "Forget remembered choices and tables (after `cudamm-tune` wrote a new table in this process)."
     _choose.cache_clear(); _tables.cache_clear()
 
 # %% ../nbs/15a_dispatch.ipynb #a59c6d18
-def shortlist(m: int, n: int, k: int, dev: Device, top: int = 8) -> list[tuple[str, Config]]:
-    """What `cudamm-tune` times: the model's `top` candidates and the best 2 of each kernel (so a kernel that offers
-    one configuration, like chapter 14's default, is always timed)."""
-    ranked = sorted(candidates(m, n, k), key=lambda c: predict_ms(*c, m, n, k, dev))
+def shortlist(m: int, n: int, k: int, dev: Device, top: int = 8, precision: str = "ieee") -> list[tuple[str, Config]]:
+    """What `cudamm-tune` times: the model's `top` candidates at `precision` and the best 2 of each kernel (so a kernel
+    that offers one configuration, like chapter 14's default, is always timed)."""
+    ranked = sorted(candidates(m, n, k, precision), key=lambda c: predict_ms(*c, m, n, k, dev))
     keep = ranked[:top]
     for name in dict.fromkeys(nm for nm, _ in ranked): keep += [c for c in ranked if c[0] == name][:2]
     out = []
@@ -123,6 +131,7 @@ def shortlist(m: int, n: int, k: int, dev: Device, top: int = 8) -> list[tuple[s
 # %% ../nbs/15a_dispatch.ipynb #846383a5
 def measure_shape(m: int, n: int, k: int, top: int = 8, reps: int = 20, cublas: bool = True,
                   gpu_turn: str | None = None, # a lock file that parallel tuners take in turn to use the GPU
+                  precision: str = "ieee",     # the candidates that serve it, verified at its tolerance
                  ) -> list[dict]:
     "Verify, then time (CUDA events, L2 flushed, median) the shortlist at m×n×k; one row per candidate, fastest first."
     from cudamm.utils import cublas_fp32
@@ -137,13 +146,14 @@ def measure_shape(m: int, n: int, k: int, top: int = 8, reps: int = 20, cublas: 
             got = verify_then_time(lambda: cublas_fp32(a, b, c), c, ref, tol=math.inf, reps=reps)
             rows.append(dict(kernel="cuBLAS fp32", config={}, ms=got.ms, error=got.error))
     aligned = rows_aligned(n, k, *operands(a, b, c)[3])
-    for name, cfg in shortlist(m, n, k, dev, top):
+    for name, cfg in shortlist(m, n, k, dev, top, precision):
         spec = get_kernel(name)
         row = dict(kernel=name, config=dict(cfg), predicted_ms=round(predict_ms(name, cfg, m, n, k, dev), 5))
         try: spec.launcher(cfg, m, n, k, aligned)       # compiles: CPU work, done outside the GPU turn
         except Exception as e: got = Measurement(Status.failed, f"{type(e).__name__}: {str(e)[:100]}")
         else:
-            with turn(): got = verify_then_time(lambda: spec.launch(a, b, c, cfg), c, ref, tol=1e-5, reps=reps)
+            with turn(): got = verify_then_time(lambda: spec.launch(a, b, c, cfg), c, ref,
+                                                 tol=TOLERANCE[precision], reps=reps)
         if got.error == got.error: row["error"] = got.error
         if got.status is Status.ok: row["ms"] = got.ms
         else: row["status"] = "wrong" if got.status is Status.wrong else f"failed: {got.reason}"
@@ -171,20 +181,21 @@ def table_entry(shape, rows: list[dict]) -> dict | None:
                 ms=best["ms"], cublas_ms=cub)
 
 # %% ../nbs/15a_dispatch.ipynb #0d62005d
-def _measured(shapes: list, top: int, reps: int, jobs: int, spent: Callable):
+def _measured(shapes: list, top: int, reps: int, jobs: int, spent: Callable, precision: str = "ieee"):
     """Yield (shape, rows) as each shape is measured: here, one by one, or in `jobs` processes that take the GPU in
     turn. Once `spent()`, no new shape starts (those under way finish)."""
     if jobs <= 1:
         for s in shapes:
             if spent(): return
-            yield s, measure_shape(*s, top, reps)
+            yield s, measure_shape(*s, top, reps, precision=precision)
         return
     import multiprocessing, tempfile
     from concurrent.futures import ProcessPoolExecutor, as_completed
     with tempfile.TemporaryDirectory() as tmp:
         pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn"))   # CUDA does not survive fork
         try:
-            todo = {pool.submit(measure_shape, *s, top, reps, True, str(Path(tmp) / "gpu")): s for s in shapes}
+            todo = {pool.submit(measure_shape, *s, top, reps, True, str(Path(tmp) / "gpu"), precision): s
+                    for s in shapes}
             for done in as_completed(todo):
                 if spent():
                     for f in todo: f.cancel()
@@ -193,11 +204,11 @@ def _measured(shapes: list, top: int, reps: int, jobs: int, spent: Callable):
 
 # %% ../nbs/15a_dispatch.ipynb #52d266ab
 def tune_table(shapes=SUITE_SIZES, out=None, log=None, top: int = 8, budget: float | None = None, reps: int = 20,
-               progress: bool = True, jobs: int = 1) -> Path:
+               progress: bool = True, jobs: int = 1, precision: str = "ieee") -> Path:
     """Measure the shortlist of every shape on this GPU and write the fastest per shape bucket into a table: your own
     (`user_table_path`, which `choose` prefers) or `out`. `budget`: seconds, after which the shapes left are skipped.
     `log`: a JSON file for every candidate's time. `jobs`: processes that compile in parallel (compiling, not timing,
-    is most of the time) and take the GPU one at a time to verify and time."""
+    is most of the time) and take the GPU one at a time to verify and time. `precision`: whose entries it writes."""
     from tqdm.auto import tqdm
     dev, env = current_device(), {**environment(), **gpu_clocks()}
     path = Path(out) if out else user_table_path(dev.name)
@@ -205,7 +216,7 @@ def tune_table(shapes=SUITE_SIZES, out=None, log=None, top: int = 8, budget: flo
     start, entries, by_shape = time.perf_counter(), {}, {}
     bar = tqdm(total=len(shapes), desc="cudamm-tune", unit="shape", disable=not progress)
     spent = lambda: budget is not None and time.perf_counter() - start > budget
-    for (m, n, k), rows in _measured(shapes, top, reps, jobs, spent):
+    for (m, n, k), rows in _measured(shapes, top, reps, jobs, spent, precision):
         by_shape[m, n, k] = rows
         bar.update()
         best, cub = _best(rows)
@@ -218,8 +229,9 @@ def tune_table(shapes=SUITE_SIZES, out=None, log=None, top: int = 8, budget: flo
     measured = [dict(shape=list(s), rows=by_shape[s]) for s in shapes if s in by_shape]    # in the order asked
     for item in measured:
         if entry := table_entry(item["shape"], item["rows"]): entries[entry["bucket"]] = entry
-    update_table(path, entries.values(), gpu=dev.name, environment=env)   # merged with what the file holds
-    if log: Path(log).write_text(json.dumps(dict(environment=env, device=dataclasses.asdict(dev), shapes=measured),
+    update_table(path, entries.values(), precision=precision, gpu=dev.name, environment=env)   # merged in
+    if log: Path(log).write_text(json.dumps(dict(environment=env, device=dataclasses.asdict(dev), precision=precision,
+                                                 shapes=measured),
                                             indent=1, default=str) + "\n")
     forget()
     return path
@@ -239,6 +251,8 @@ def main(argv=None) -> int:
     p.add_argument("--log", default=None, help="also write every candidate's measurement to this JSON file")
     p.add_argument("--jobs", type=int, default=1,
                    help="processes that compile candidates in parallel and take the GPU in turn to time them (default 1)")
+    p.add_argument("--precision", choices=PRECISIONS, default="ieee",
+                   help="the precision whose entries it measures and writes (chapter 16; default ieee)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = p.parse_args(argv)
     try: shapes = [parse_size(s) for s in args.shapes] if args.shapes else SUITE_SIZES
@@ -250,6 +264,7 @@ def main(argv=None) -> int:
         print("cudamm-tune needs a CUDA GPU, and numba finds none (no driver or no device): run it on the machine "
               "whose table you want.", file=sys.stderr)
         return 2
-    path = tune_table(shapes, args.out, args.log, args.top, args.budget, args.reps, not args.no_progress, args.jobs)
+    path = tune_table(shapes, args.out, args.log, args.top, args.budget, args.reps, not args.no_progress, args.jobs,
+                      check_precision(args.precision, current_device()))
     print(f"wrote {path}")
     return 0

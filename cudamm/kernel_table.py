@@ -6,7 +6,7 @@ Docs: https://cudamm.github.io/cudamm/kernel_table.html.md"""
 
 # %% auto #0
 __all__ = ['TABLE_FORMAT', 'SHIPPED', 'shape_bucket', 'nearest_entry', 'gpu_slug', 'user_table_path', 'shipped_table_path',
-           'read_document', 'read_table', 'read_tuned', 'update_table']
+           'read_document', 'entries_key', 'read_table', 'read_tuned', 'update_table']
 
 # %% ../nbs/90a_kernel_table.ipynb #fc7015c0
 import importlib.resources, json, math, re, warnings
@@ -63,36 +63,43 @@ def read_document(path) -> dict:
                   "shapes are measured again, and the next write replaces the file")
     return {}
 
-def _entries(doc: dict) -> dict:
-    entries = doc.get("entries")
+def entries_key(precision: str = "ieee") -> str:
+    "Where a table file keeps the entries of `precision`: `entries` for ieee (every table has them), else `entries_<p>`"
+    return "entries" if precision == "ieee" else f"entries_{precision}"
+
+def _entries(doc: dict, precision: str = "ieee") -> dict:
+    entries = doc.get(entries_key(precision))
     return {e["bucket"]: e for e in entries if isinstance(e, dict) and "bucket" in e} if isinstance(entries, list) else {}
 
 def _tuned(doc: dict) -> dict:
     tuned = doc.get("tuned")
     return {key: e for key, e in tuned.items() if isinstance(e, dict)} if isinstance(tuned, dict) else {}
 
-def read_table(path) -> dict:
-    "The `entries` of the table file at `path` by shape bucket: the measured choices (`cudamm-tune`)."
-    return _entries(read_document(path))
+def read_table(path, precision: str = "ieee") -> dict:
+    "The entries of `precision` in the table file at `path` by shape bucket: the measured choices (`cudamm-tune`)."
+    return _entries(read_document(path), precision)
 
 def read_tuned(path) -> dict:
     "The `tuned` part of the table file at `path` by key: named kernels' tuned configurations (`autotune`)."
     return _tuned(read_document(path))
 
 # %% ../nbs/90a_kernel_table.ipynb #658641fa
-def update_table(path, entries=(), tuned: dict | None = None, drop_tuned: bool = False, **head) -> Path:
-    """Add `entries` (each replaces its bucket's) and `tuned` entries (by key) to the table file at `path`, or with
-    `drop_tuned` take its tuned part out; `head` (`gpu`, `environment`) replaces the file's own. Read, merged and
-    written under the lock, atomically. A table left with nothing in it by `drop_tuned` is deleted."""
-    path = Path(path)
+def update_table(path, entries=(), tuned: dict | None = None, drop_tuned: bool = False, precision: str = "ieee",
+                 **head) -> Path:
+    """Add `entries` of `precision` (each replaces its bucket's) and `tuned` entries (by key) to the table file at
+    `path`, or with `drop_tuned` take its tuned part out; `head` (`gpu`, `environment`) replaces the file's own. Read,
+    merged and written under the lock, atomically. A table left with nothing in it by `drop_tuned` is deleted."""
+    path, key = Path(path), entries_key(precision)
     with locked(path):
         doc = read_document(path)
-        by_bucket = {**_entries(doc), **{e["bucket"]: e for e in entries}}
+        by_bucket = {**_entries(doc, precision), **{e["bucket"]: e for e in entries}}
         kept = {} if drop_tuned else {**_tuned(doc), **(tuned or {})}
-        if drop_tuned and not by_bucket:
+        others = any(v for k, v in doc.items() if k.startswith("entries_") and k != key)   # other precisions'
+        if drop_tuned and not by_bucket and not others:
             path.unlink(missing_ok=True); return path
-        new = {**{k: v for k, v in doc.items() if k not in ("entries", "tuned")}, **head, "format": TABLE_FORMAT,
-               "entries": sorted(by_bucket.values(), key=lambda e: e.get("shape") or [])}
+        new = {**{k: v for k, v in doc.items() if k not in (key, "tuned")}, **head, "format": TABLE_FORMAT}
+        if by_bucket or key == "entries":
+            new[key] = sorted(by_bucket.values(), key=lambda e: e.get("shape") or [])
         if kept: new["tuned"] = kept
         write_atomic(path, new)
     return path

@@ -16,7 +16,7 @@ import numpy as np
 from . import compat
 from .utils import simulating, cuda, require_device
 from .kernels import REGISTRY, KernelSpec, get_kernel
-from .kernels.core import stream_handle
+from .kernels.core import stream_handle, check_precision
 from . import autotune as _tuner, dispatch
 
 # %% ../nbs/12_matmul.ipynb #41780a32
@@ -125,35 +125,39 @@ def _config_for(spec: KernelSpec, m: int, n: int, k: int, tune: bool) -> dict:
     try: return spec.check(entry["config"]) if entry else spec.check()
     except (ValueError, TypeError, KeyError): return spec.check()     # a stale cache entry: the defaults
 
-def choose_kernel(m: int, n: int, k: int, kernel=None, config=None, tune: bool = False,
-                  device: int | None = None, layout: str = "nn") -> tuple[KernelSpec, dict]:
+def choose_kernel(m: int, n: int, k: int, kernel=None, config=None, tune: bool = False, device: int | None = None,
+                  layout: str = "nn", precision: str = "ieee") -> tuple[KernelSpec, dict]:
     """The kernel description and configuration `matmul` uses for m×n×k (`kernel`/`config` force them).
-    Else `cudamm.dispatch.choose` for GPU `device` (default: the one in use): your table, the shipped one, or the
-    model; once per shape and GPU, never a search.
+    Else `cudamm.dispatch.choose` at `precision` for GPU `device` (default: the one in use): your table, the shipped
+    one, or the model; once per shape, precision and GPU, never a search.
     `tune=True` measures this shape first and adds it to your table (a named kernel: searches its own space).
     `layout` says how A and B are stored ("tn": A k-major, "nt": B n-major, "tt": both; see `in_layout`); the
     description returned reads them so when it can (its `layout` says), else it is the plain one: copy them first."""
+    check_precision(precision)
     if kernel is not None:
         spec = kernel if isinstance(kernel, KernelSpec) else get_kernel(kernel)
         cfg = spec.check(config) if config is not None else _config_for(spec, m, n, k, tune)
         return in_layout(spec, cfg, m, n, k, layout, None)
     if config is not None: raise ValueError("config= needs kernel= too: a configuration belongs to one kernel")
-    if tune:                                   # what was chosen before the measurement may no longer be the best
-        dispatch.tune_table([(m, n, k)], progress=False)
-        _plan.cache_clear()
     dev = dispatch.current_device(device)
-    choice = dispatch.choose(m, n, k, dev)
-    return in_layout(get_kernel(choice.kernel), choice.config, m, n, k, layout, dev)
+    if tune:                                   # what was chosen before the measurement may no longer be the best
+        dispatch.tune_table([(m, n, k)], progress=False, precision=check_precision(precision, dev))
+        _plan.cache_clear()
+    choice = dispatch.choose(m, n, k, dev, precision)
+    return in_layout(get_kernel(choice.kernel), choice.config, m, n, k, layout, dev, precision)
 
+# %% ../nbs/12_matmul.ipynb #c12lay02
 @functools.lru_cache(maxsize=1024)
-def in_layout(spec: KernelSpec, cfg, m: int, n: int, k: int, layout: str, dev=None) -> tuple[KernelSpec, dict]:
+def in_layout(spec: KernelSpec, cfg, m: int, n: int, k: int, layout: str, dev=None,
+              precision: str = "ieee") -> tuple[KernelSpec, dict]:
     """The kernel chosen for the plain layout (tables are measured for it) reading operands stored as `layout` says,
-    when it can; else the model's best candidate on `dev` that can (none when a kernel was forced: `dev` None);
-    else the plain kernel itself, and the operands are copied. The one place that decides a layout's kernel."""
+    when it can; else the model's best candidate at `precision` on `dev` that can (none when a kernel was forced:
+    `dev` None); else the plain kernel itself, and the operands are copied. The one place that decides a layout's
+    kernel."""
     flags = layout[0] == "t", layout[1] == "t"
     options = [(spec.for_layout(*flags), cfg)]
     if dev is not None:                       # priced as the plain layout: the model does not tell them apart
-        ranked = sorted(dispatch.candidates(m, n, k), key=lambda nc: dispatch.predict_ms(*nc, m, n, k, dev))
+        ranked = sorted(dispatch.candidates(m, n, k, precision), key=lambda nc: dispatch.predict_ms(*nc, m, n, k, dev))
         options += [(get_kernel(nm).for_layout(*flags), c) for nm, c in ranked]
     for variant, c in options:
         if variant is None: continue
@@ -224,14 +228,16 @@ def _stored(x, kind) -> tuple:
     xt = x.mT if kind == "torch" else x.T
     return (xt, True) if _contiguous(xt, kind) else (x, False)
 
+# %% ../nbs/12_matmul.ipynb #c12fast1
 @functools.lru_cache(maxsize=256)
-def _plan(m: int, n: int, k: int, aligned: bool, device: int, layout: str = "nn"):
+def _plan(m: int, n: int, k: int, aligned: bool, device: int, layout: str = "nn", precision: str = "ieee"):
     """matmul's one launcher cache: the chosen kernel's pre-configured launch for m×n×k torch operands stored as
-    `layout` says (the last 256); None when no kernel reads that layout in place (the general path copies)."""
-    spec, cfg = choose_kernel(m, n, k, device=device, layout=layout)
+    `layout` says, at `precision` (the last 256); None when no kernel reads that layout in place (the general path
+    copies)."""
+    spec, cfg = choose_kernel(m, n, k, device=device, layout=layout, precision=precision)
     return spec.launcher(cfg, m, n, k, aligned, device) if spec.layout == layout else None
 
-def _torch_fast_path(a, b):
+def _torch_fast_path(a, b, precision: str = "ieee"):
     """The hot path: float32 CUDA tensors that nothing records (no gradient, no tracing), row-major or transposed
     views of row-major ones, the kernel chosen for the shape. None when it does not apply."""
     torch = sys.modules.get("torch")
@@ -245,7 +251,7 @@ def _torch_fast_path(a, b):
     if (ta and a.stride() != (1, m)) or (tb and b.stride() != (1, k)): return None   # other views: copied
     pa, pb, dev = a.data_ptr(), b.data_ptr(), a.device             # a view's address is its stored array's
     rows = (m if ta else k) | (k if tb else n) | n                 # the stored arrays' row lengths
-    run = _plan(m, n, k, not (rows % 4 or (pa | pb) % 16), dev.index, "nt"[ta] + "nt"[tb])
+    run = _plan(m, n, k, not (rows % 4 or (pa | pb) % 16), dev.index, "nt"[ta] + "nt"[tb], precision)
     if run is None: return None
     c = torch.empty((m, n), dtype=torch.float32, device=dev)       # fresh allocations start 256-byte aligned
     run(pa, pb, c.data_ptr(), compat.torch_current_stream(dev.index))
@@ -265,10 +271,10 @@ def _torch_ops():
     return ops
 
 def matmul_2d(a: Array, b: Array, out: Array | None = None, *, kernel=None, config=None, stream=None,
-              tune: bool = False) -> Array:
+              tune: bool = False, precision: str = "ieee") -> Array:
     "`matmul` of two 2-D operands without torch's operator: what `cudamm::mm` runs (chapter 12b). No gradient."
     if out is None and kernel is None and config is None and stream is None and not tune and not simulating():
-        c = _torch_fast_path(a, b)
+        c = _torch_fast_path(a, b, precision)
         if c is not None: return c
     kind, m, n, k = _validate(a, b, out)
     require_device("cudamm.matmul")
@@ -277,7 +283,7 @@ def matmul_2d(a: Array, b: Array, out: Array | None = None, *, kernel=None, conf
         _zero(out, kind); return out
     kb = _kind(b, "b")
     (sa, ta), (sb, tb) = _stored(a, kind), _stored(b, kb)
-    spec, cfg = choose_kernel(m, n, k, kernel, config, tune, layout="nt"[ta] + "nt"[tb])
+    spec, cfg = choose_kernel(m, n, k, kernel, config, tune, layout="nt"[ta] + "nt"[tb], precision=precision)
     a, b = (sa if spec.a_kmajor else a), (sb if spec.b_nmajor else b)   # what the kernel reads: as stored, or as given
     if kind == "numpy" or (kind == "torch" and not a.is_cuda):  # host arrays: copy in, compute, copy back
         return _matmul_on_host(a, b, out, kind, m, n, spec, cfg, stream)
@@ -294,6 +300,7 @@ def matmul(a: Array, # m×k float32 (torch: batches too): a torch tensor, CuPy a
            config: dict | None = None, # with `kernel`: its parameters
            stream=None, # a numba, torch or CuPy stream (default: the array library's current one)
            tune: bool = False, # measure this shape's candidates first and keep the winner in your table
+           precision: str = "ieee", # "ieee" (fp32), "tf32x3" or "tf32" (tensor cores, sm_80+): the accuracy promised
           ) -> Array:
     """`a @ b` in float32 on the GPU, returned as the caller's kind of array.
 
@@ -309,12 +316,14 @@ def matmul(a: Array, # m×k float32 (torch: batches too): a torch tensor, CuPy a
     - Two torch tensors follow `torch.matmul`'s rules (1-D, 2-D and batched operands, broadcast batch dimensions)
       and are differentiable, through torch's operator `cudamm::mm` (chapter 12b), which `torch.compile` traces.
       With `out=`, `kernel=`, `config=`, `stream=` or `tune=`, or other kinds of arrays: 2-D only, not differentiable.
+    - `precision` (Triton's names): the chosen kernel is at least as accurate; a kernel you name runs as it is.
     Without a GPU, call `cudamm.use_simulator()` before anything imports numba.cuda to compute on the CPU in numba's
     simulator, slowly."""
     if out is None and kernel is None and config is None and stream is None and not tune:
         if not simulating():
-            c = _torch_fast_path(a, b)
+            c = _torch_fast_path(a, b, precision)
             if c is not None: return c
-        if _kind(a, "a") == _kind(b, "b") == "torch": return (_OPS or _torch_ops()).torch_matmul(a, b, matmul_2d)
-    return matmul_2d(a, b, out, kernel=kernel, config=config, stream=stream, tune=tune)
+        if _kind(a, "a") == _kind(b, "b") == "torch":
+            return (_OPS or _torch_ops()).torch_matmul(a, b, matmul_2d, precision)
+    return matmul_2d(a, b, out, kernel=kernel, config=config, stream=stream, tune=tune, precision=precision)
 

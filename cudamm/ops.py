@@ -8,48 +8,48 @@ Docs: https://cudamm.github.io/cudamm/torch_op.html.md"""
 __all__ = ['use_product', 'mm', 'bmm', 'broadcast_matmul', 'torch_matmul']
 
 # %% ../nbs/12b_torch_op.ipynb #29aa9476
-import math
+import functools, math
 
 import torch
 
 from . import compat
 
 # %% ../nbs/12b_torch_op.ipynb #59017efd
-_PRODUCT = []          # cudamm.matmul's 2-D product, `matmul_2d(a, b, out=None)`: handed down by cudamm.matmul
+_PRODUCT = []          # cudamm.matmul's 2-D product, `matmul_2d(a, b, out=None, *, precision)`: handed down
 
 @torch.compiler.assume_constant_result
 def use_product(product) -> bool:
-    "Make `product(a, b, out=None)` the body of cudamm's operators (the first one given stays); run at once in Dynamo."
+    "Make `product(a, b, out=None, *, precision)` the body of cudamm's operators (the first one stays); run in Dynamo."
     if not _PRODUCT: _PRODUCT.append(product)
     return True
 
-def _product(a, b, out=None):
+def _product(a, b, out=None, precision="ieee"):
     if not _PRODUCT:
         raise RuntimeError("cudamm::mm has no product yet: call cudamm.matmul on two torch tensors first (it hands its "
                            "2-D product to the operator), or use_product(cudamm.matmul.matmul_2d)")
-    return _PRODUCT[0](a.detach(), b.detach(), out)       # below autograd: no gradient is recorded here
+    return _PRODUCT[0](a.detach(), b.detach(), out, precision=precision)   # below autograd: no gradient recorded
 
 # %% ../nbs/12b_torch_op.ipynb #da705d90
 @torch.library.custom_op("cudamm::mm", mutates_args=())
-def mm(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
-    "a @ b of an m×k and a k×n float32 tensor by cudamm's kernels, as a torch operator."
-    return _product(a, b)
+def mm(a: torch.Tensor, b: torch.Tensor, precision: str = "ieee") -> torch.Tensor:
+    "a @ b of an m×k and a k×n float32 tensor by cudamm's kernels at `precision`, as a torch operator."
+    return _product(a, b, precision=precision)
 
 @mm.register_fake
-def _(a, b):
+def _(a, b, precision="ieee"):
     torch._check(a.dim() == 2 and b.dim() == 2 and a.shape[1] == b.shape[0],
                  lambda: f"cudamm::mm takes an m×k and a k×n matrix, not {tuple(a.shape)} and {tuple(b.shape)}")
     return a.new_empty((a.shape[0], b.shape[1]))
 
 def _keep_for_backward(ctx, inputs, output):
-    a, b = inputs                       # dA reads B, dB reads A: keep each only if the other's gradient is needed
+    a, b, ctx.precision = inputs        # dA reads B, dB reads A: keep each only if the other's gradient is needed
     ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b if ctx.needs_input_grad[0] else None)
 
 def _mm_backward(ctx, grad):
     "C = A·B: dA = dC·Bᵀ, dB = Aᵀ·dC, by this operator on transposed views, each only where autograd needs it."
     a, b = ctx.saved_tensors
-    return (torch.ops.cudamm.mm.default(grad, b.mT) if ctx.needs_input_grad[0] else None,
-            torch.ops.cudamm.mm.default(a.mT, grad) if ctx.needs_input_grad[1] else None)
+    return (torch.ops.cudamm.mm.default(grad, b.mT, ctx.precision) if ctx.needs_input_grad[0] else None,
+            torch.ops.cudamm.mm.default(a.mT, grad, ctx.precision) if ctx.needs_input_grad[1] else None, None)
 
 mm.register_autograd(_mm_backward, setup_context=_keep_for_backward)
 
@@ -62,20 +62,20 @@ def _batched(a, b, product=_product):
     return c
 
 @torch.library.custom_op("cudamm::bmm", mutates_args=())
-def bmm(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
-    "Batched a @ b of a (B, m, k) and a (B, k, n) float32 tensor by cudamm's kernels, as a torch operator."
-    return _batched(a, b)
+def bmm(a: torch.Tensor, b: torch.Tensor, precision: str = "ieee") -> torch.Tensor:
+    "Batched a @ b of a (B, m, k) and a (B, k, n) float32 tensor by cudamm's kernels at `precision`, as an operator."
+    return _batched(a, b, functools.partial(_product, precision=precision))
 
 @bmm.register_fake
-def _(a, b):
+def _(a, b, precision="ieee"):
     torch._check(a.dim() == 3 and b.dim() == 3 and a.shape[0] == b.shape[0] and a.shape[2] == b.shape[1],
                  lambda: f"cudamm::bmm takes (B, m, k) and (B, k, n), not {tuple(a.shape)} and {tuple(b.shape)}")
     return a.new_empty((a.shape[0], a.shape[1], b.shape[2]))
 
 def _bmm_backward(ctx, grad):
     a, b = ctx.saved_tensors
-    return (torch.ops.cudamm.bmm.default(grad, b.mT) if ctx.needs_input_grad[0] else None,
-            torch.ops.cudamm.bmm.default(a.mT, grad) if ctx.needs_input_grad[1] else None)
+    return (torch.ops.cudamm.bmm.default(grad, b.mT, ctx.precision) if ctx.needs_input_grad[0] else None,
+            torch.ops.cudamm.bmm.default(a.mT, grad, ctx.precision) if ctx.needs_input_grad[1] else None, None)
 
 bmm.register_autograd(_bmm_backward, setup_context=_keep_for_backward)
 
@@ -116,10 +116,13 @@ def _check(a, b):
 
 _PLAIN = (torch.Tensor, torch.nn.Parameter)
 
-def torch_matmul(a: torch.Tensor, b: torch.Tensor, product) -> torch.Tensor:
-    """`a @ b` of two float32 tensors with `torch.matmul`'s rules, by cudamm: through `cudamm::mm`/`cudamm::bmm`
-    where autograd, torch.compile or a mode records it, else straight to `product` (the 2-D path) and `_batched`."""
+def torch_matmul(a: torch.Tensor, b: torch.Tensor, product, precision: str = "ieee") -> torch.Tensor:
+    """`a @ b` of two float32 tensors at `precision` with `torch.matmul`'s rules, by cudamm: through `cudamm::mm`/
+    `cudamm::bmm` where autograd, torch.compile or a mode records it, else straight to `product` (the 2-D path) and
+    `_batched`."""
     _check(a, b)
     if type(a) in _PLAIN and type(b) in _PLAIN and not compat.torch_records(a, b):
+        product = functools.partial(product, precision=precision)
         return broadcast_matmul(a, b, product, lambda x, y: _batched(x, y, product))
-    return broadcast_matmul(a, b, torch.ops.cudamm.mm.default, torch.ops.cudamm.bmm.default)
+    return broadcast_matmul(a, b, lambda x, y: torch.ops.cudamm.mm.default(x, y, precision),
+                            lambda x, y: torch.ops.cudamm.bmm.default(x, y, precision))

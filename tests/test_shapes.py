@@ -143,7 +143,7 @@ def test_user_table_wins_and_tables_can_be_switched_off(tmp_path, monkeypatch):
 def test_tune_keeps_order_and_budget(tmp_path, monkeypatch):
     "`tune`'s bookkeeping without a GPU: shapes logged in the order asked, one table entry each, a spent budget stops it."
     calls = []
-    def fake_measure(m, n, k, top=8, reps=20, cublas=True, gpu_turn=None):
+    def fake_measure(m, n, k, top=8, reps=20, cublas=True, gpu_turn=None, precision="ieee"):
         calls.append((m, n, k))
         time.sleep(0.05)
         return [dict(kernel="splitk", config=tile_config("64x64", BK=16, SPLITK=1), ms=0.5),

@@ -6,9 +6,10 @@ Docs: https://cudamm.github.io/cudamm/core.html.md"""
 
 # %% auto #0
 __all__ = ['MAX_THREADS', 'MAX_STATIC_SMEM', 'MAX_GRID_Y', 'FP32_LANES', 'FP32_LANES_MINOR', 'KNOWN_GPUS', 'COURSE_GPU',
-           'SIGNATURE', 'REGISTRY', 'Config', 'Geometry', 'cover_by_columns', 'cover_by_rows', 'fp32_lanes', 'Device',
-           'known_gpu', 'KernelSpec', 'operands', 'rows_aligned', 'stream_handle', 'driver_launch', 'register',
-           'get_kernel', 'autotune', 'space_of', 'Status']
+           'PRECISIONS', 'TOLERANCE', 'TENSOR_CORE_CC', 'SIGNATURE', 'REGISTRY', 'Config', 'Geometry',
+           'cover_by_columns', 'cover_by_rows', 'fp32_lanes', 'Device', 'known_gpu', 'serves', 'check_precision',
+           'KernelSpec', 'operands', 'rows_aligned', 'stream_handle', 'driver_launch', 'register', 'get_kernel',
+           'autotune', 'space_of', 'Status']
 
 # %% ../../nbs/91_core.ipynb #71c07795
 import dataclasses, functools, itertools, math
@@ -148,6 +149,25 @@ def known_gpu(name: str | None = None, cc=None) -> Device | None:
         return KNOWN_GPUS.get(name) or next((d for d in KNOWN_GPUS.values() if d.name == name), None)
     return next((d for d in KNOWN_GPUS.values() if d.cc == tuple(cc)), None)
 
+# %% ../../nbs/91_core.ipynb #c7a1e0p2
+PRECISIONS = ("ieee", "tf32x3", "tf32")                    # Triton's names, the most accurate first
+TOLERANCE = {"ieee": 1e-5, "tf32x3": 1e-5, "tf32": 5e-3}   # relative error against float64 a test allows each
+TENSOR_CORE_CC = (8, 0)                                    # mma.sync with TF32 inputs: sm_80 and newer
+
+def serves(promised: str, wanted: str) -> bool:
+    "Does a kernel that promises `promised` serve a call that asks for `wanted`, i.e. is it at least as accurate?"
+    return PRECISIONS.index(promised) <= PRECISIONS.index(check_precision(wanted))
+
+def check_precision(precision: str, gpu: Device | None = None) -> str:
+    "`precision` if it is one of `PRECISIONS` that `gpu` (None: any) can run; else a `ValueError` saying what to pass."
+    if precision not in PRECISIONS:
+        raise ValueError(f"precision={precision!r}: pass one of {', '.join(map(repr, PRECISIONS))} (Triton's names: "
+                         "fp32 on the SIMT cores, 3xTF32 or TF32 on tensor cores)")
+    if precision != "ieee" and gpu is not None and tuple(gpu.cc) < TENSOR_CORE_CC:
+        raise ValueError(f'precision="{precision}" runs on TF32 tensor cores, compute capability 8.0 (sm_80) or newer; '
+                         f'{gpu.name} has {gpu.cc[0]}.{gpu.cc[1]}: use precision="ieee" (fp32, the default)')
+    return precision
+
 # %% ../../nbs/91_core.ipynb #153b88ec
 def _block_tile(cfg): return (cfg.BM, cfg.BN)
 def _no_static_smem(cfg): return 0
@@ -191,8 +211,15 @@ class KernelSpec:
     layout_constraints: tuple = ()   # (message, predicate(config, a_kmajor, b_nmajor)) its transposed readings add
     a_kmajor: bool = False       # this description's kernels take A as the k×m array it is stored in
     b_nmajor: bool = False       # ... and B as the n×k array it is stored in
+    # the accuracy it promises (`PRECISIONS`): dispatch offers it to calls at that precision or a less accurate one
+    precision: str = "ieee"      # chapter 16's tensor-core kernels: "tf32x3", "tf32"
 
     def __post_init__(self): self._built, self._checked, self._layouts = {}, {}, {}
+
+    @property
+    def tolerance(self) -> float:
+        "The relative error against float64 that a test of it allows: its precision's (`TOLERANCE`)."
+        return TOLERANCE[self.precision]
 
     # --- checking: before anything compiles
     def check(self, config=None) -> Config:
@@ -462,6 +489,7 @@ REGISTRY: dict[str, KernelSpec] = {}
 def register(spec: KernelSpec) -> KernelSpec:
     "Add `spec` to `REGISTRY` in course order (a re-run notebook cell replaces its earlier entry) and return it."
     spec.check()   # the defaults themselves must be valid
+    check_precision(spec.precision)
     REGISTRY[spec.name] = spec
     ordered = sorted(REGISTRY.items(), key=lambda kv: kv[1].chapter)   # stable: a chapter's own order is kept
     REGISTRY.clear(); REGISTRY.update(ordered)

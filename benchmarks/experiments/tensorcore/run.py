@@ -39,7 +39,7 @@ def contenders(sweep: bool) -> dict:
     "name -> run(a, b, c) on torch CUDA tensors."
     import torch
     from cudamm.kernels import get_kernel
-    from cudamm.kernels.tensorcore import cublas_tf32
+    from cudamm.peers import cublas_tf32
     from cudamm.utils import tf32_off
 
     def fp32(a, b, c):
