@@ -8,11 +8,11 @@ Docs: https://cudamm.github.io/cudamm/dispatch.html.md"""
 __all__ = ['NEAR', 'KEEP_MEASURED', 'candidates', 'Choice', 'model_choice', 'tables_on', 'table_choice', 'current_device',
            'choose', 'forget', 'replay', 'share_of_best', 'lookup', 'shortlist', 'measure_shape', 'table_entry',
            'tune_table', 'main', 'FED_THREADS', 'LAUNCH_US', 'MOVED_TO_KERNELS', 'STREAM_EFFICIENCY', 'STREAMING_PEAK',
-           'SUITE', 'SUITE_SIZES', 'TILE_BYTES_IN_FLIGHT', 'UNKNOWN_TILE_EFFICIENCY', 'Device', 'Estimate',
-           'FP32_LANES', 'FP32_LANES_MINOR', 'KNOWN_GPUS', 'RANDOM_LARGEST', 'RANDOM_FLOP_CAP', 'random_suite',
-           'parse_size', 'predict_ms', 'stream_time', 'SPLITS', 'TILE_EFFICIENCY', 'UNALIGNED_EFFICIENCY',
-           'TABLE_FORMAT', 'SHIPPED', 'gpu_slug', 'user_table_path', 'shipped_table_path', 'read_table', 'shape_bucket',
-           'nearest_entry', 'quarter_octaves_apart']
+           'STREAM_BYTES_IN_FLIGHT', 'SUITE', 'SUITE_SIZES', 'TILE_BYTES_IN_FLIGHT', 'UNKNOWN_TILE_EFFICIENCY',
+           'Device', 'Estimate', 'FP32_LANES', 'FP32_LANES_MINOR', 'KNOWN_GPUS', 'RANDOM_LARGEST', 'RANDOM_FLOP_CAP',
+           'random_suite', 'parse_size', 'predict_ms', 'stream_time', 'SPLITS', 'TILE_EFFICIENCY',
+           'UNALIGNED_EFFICIENCY', 'TABLE_FORMAT', 'SHIPPED', 'gpu_slug', 'user_table_path', 'shipped_table_path',
+           'read_table', 'shape_bucket', 'nearest_entry', 'quarter_octaves_apart']
 
 # %% ../nbs/15a_dispatch.ipynb #a066212e
 import argparse, contextlib, dataclasses, functools, json, math, os, sys, time, warnings
@@ -30,13 +30,13 @@ from .cache import locked
 from .kernel_table import (TABLE_FORMAT, SHIPPED, gpu_slug, user_table_path, shipped_table_path, read_table,
                                  update_table, shape_bucket, nearest_entry, quarter_octaves_apart)
 from .dispatch_model import (     # the model (appendix 98): every name importable from here, as before it moved
-    FED_THREADS, LAUNCH_US, MOVED_TO_KERNELS, STREAM_EFFICIENCY, STREAMING_PEAK, SUITE, SUITE_SIZES,
-    TILE_BYTES_IN_FLIGHT, UNKNOWN_TILE_EFFICIENCY, Device, Estimate, FP32_LANES, FP32_LANES_MINOR, KNOWN_GPUS,
-    parse_size, predict_ms, stream_time, RANDOM_LARGEST, RANDOM_FLOP_CAP, random_suite,
+    FED_THREADS, LAUNCH_US, MOVED_TO_KERNELS, STREAM_EFFICIENCY, STREAMING_PEAK, STREAM_BYTES_IN_FLIGHT, SUITE,
+    SUITE_SIZES, TILE_BYTES_IN_FLIGHT, UNKNOWN_TILE_EFFICIENCY, Device, Estimate, FP32_LANES, FP32_LANES_MINOR,
+    KNOWN_GPUS, parse_size, predict_ms, stream_time, RANDOM_LARGEST, RANDOM_FLOP_CAP, random_suite,
     SPLITS, TILE_EFFICIENCY, UNALIGNED_EFFICIENCY)   # these three now live in the kernels' chapters (14, 15)
-_all_ = ["FED_THREADS", "LAUNCH_US", "MOVED_TO_KERNELS", "STREAM_EFFICIENCY", "STREAMING_PEAK", "SUITE", "SUITE_SIZES",
-         "TILE_BYTES_IN_FLIGHT", "UNKNOWN_TILE_EFFICIENCY", "Device", "Estimate", "FP32_LANES", "FP32_LANES_MINOR",
-         "KNOWN_GPUS", "RANDOM_LARGEST", "RANDOM_FLOP_CAP", "random_suite", "parse_size", "predict_ms",
+_all_ = ["FED_THREADS", "LAUNCH_US", "MOVED_TO_KERNELS", "STREAM_EFFICIENCY", "STREAMING_PEAK",
+         "STREAM_BYTES_IN_FLIGHT", "SUITE", "SUITE_SIZES", "TILE_BYTES_IN_FLIGHT", "UNKNOWN_TILE_EFFICIENCY", "Device",
+         "Estimate", "FP32_LANES", "FP32_LANES_MINOR", "KNOWN_GPUS", "RANDOM_LARGEST", "RANDOM_FLOP_CAP", "random_suite", "parse_size", "predict_ms",
          "stream_time", "SPLITS", "TILE_EFFICIENCY", "UNALIGNED_EFFICIENCY",
          "TABLE_FORMAT", "SHIPPED", "gpu_slug", "user_table_path", "shipped_table_path", "read_table", "shape_bucket",
          "nearest_entry", "quarter_octaves_apart"]
