@@ -36,8 +36,8 @@ from .dispatch_model import (     # the model (appendix 98): every name importab
     SPLITS, TILE_EFFICIENCY, UNALIGNED_EFFICIENCY)   # these three now live in the kernels' chapters (14, 15)
 _all_ = ["FED_THREADS", "LAUNCH_US", "MOVED_TO_KERNELS", "STREAM_EFFICIENCY", "STREAMING_PEAK",
          "STREAM_BYTES_IN_FLIGHT", "SUITE", "SUITE_SIZES", "TILE_BYTES_IN_FLIGHT", "UNKNOWN_TILE_EFFICIENCY", "Device",
-         "Estimate", "FP32_LANES", "FP32_LANES_MINOR", "KNOWN_GPUS", "RANDOM_LARGEST", "RANDOM_FLOP_CAP", "random_suite", "parse_size", "predict_ms",
-         "stream_time", "SPLITS", "TILE_EFFICIENCY", "UNALIGNED_EFFICIENCY",
+         "Estimate", "FP32_LANES", "FP32_LANES_MINOR", "KNOWN_GPUS", "RANDOM_LARGEST", "RANDOM_FLOP_CAP",
+         "random_suite", "parse_size", "predict_ms", "stream_time", "SPLITS", "TILE_EFFICIENCY", "UNALIGNED_EFFICIENCY",
          "TABLE_FORMAT", "SHIPPED", "gpu_slug", "user_table_path", "shipped_table_path", "read_table", "shape_bucket",
          "nearest_entry", "quarter_octaves_apart"]
 
@@ -86,12 +86,12 @@ def table_choice(entry: dict, m: int, n: int, k: int, dev: Device, source: str =
     with the configuration the model prefers here (the measured one within `KEEP_MEASURED`); else, or where the model
     puts that kernel further behind its first here than at the entry, the model's choice. None: an entry this
     cudamm cannot run."""
-    measured = _from_table(entry, source)
-    if measured is None or entry.get("shape") in (None, [m, n, k]): return measured   # a hand-made entry has no shape
-    try: best, there = model_choice(m, n, k, dev), model_choice(*entry["shape"], dev)
+    measured, shape = _from_table(entry, source), list(entry.get("shape") or ())
+    if measured is None or shape in ([], [m, n, k]): return measured    # measured here, or a hand-made entry
+    try: best, there = model_choice(m, n, k, dev), model_choice(*shape, dev)
     except ValueError: return measured                 # the model has no candidate: the entry is all there is
     if quarter_octaves_apart(entry, m, n, k) > NEAR: return best
-    name, shape = measured.kernel, entry["shape"]
+    name = measured.kernel
     misjudged = max(1.0, predict_ms(name, measured.config, *shape, dev) / there.ms)   # the model's error at the entry
     priced = [(predict_ms(name, cfg, m, n, k, dev), cfg)
               for cfg in [measured.config] + [c for nm, c in candidates(m, n, k) if nm == name]]
@@ -160,7 +160,7 @@ def share_of_best(rows: list[dict]) -> dict:
 def lookup(table: dict, dev: Device, leave_out: bool = False) -> Callable:
     "`choose`'s answer from `table` alone, a function of (m, n, k); `leave_out`: as if it had no entry measured there."
     def pick(m, n, k):
-        entries = {b: e for b, e in table.items() if e.get("shape") != [m, n, k]} if leave_out else table
+        entries = {b: e for b, e in table.items() if list(e.get("shape") or ()) != [m, n, k]} if leave_out else table
         entry = nearest_entry(entries, m, n, k)
         return (entry and table_choice(entry, m, n, k, dev)) or model_choice(m, n, k, dev)
     return pick

@@ -40,7 +40,8 @@ def nearest_entry(table: dict, m: int, n: int, k: int, reach: int = 4) -> dict |
 
 def quarter_octaves_apart(entry: dict, m: int, n: int, k: int) -> int:
     "How far m×n×k lies from a table entry's bucket: the most quarter octaves that any of its sizes is away."
-    return max(abs(a[0] - b[0]) for a, b in zip(_parse(shape_bucket(m, n, k)), _parse(entry["bucket"])))
+    there = _parse(entry.get("bucket") or shape_bucket(*entry["shape"]))
+    return max(abs(a[0] - b[0]) for a, b in zip(_parse(shape_bucket(m, n, k)), there))
 
 # %% ../nbs/90a_kernel_table.ipynb #6e7cddd7
 TABLE_FORMAT = 1
