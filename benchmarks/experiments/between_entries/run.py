@@ -84,6 +84,12 @@ def measure(shape: tuple, top: int, reps: int, gpu_turn: str | None) -> dict:
                 rows=sorted(rows, key=lambda r: r.get("ms", math.inf)))
 
 
+def measure_or_say_why(shape: tuple, top: int, reps: int, gpu_turn: str | None) -> dict:
+    "`measure`, or the shape with what went wrong: one shape's failure does not end the run."
+    try: return measure(shape, top, reps, gpu_turn)
+    except Exception as e: return dict(shape=list(shape), error=f"{type(e).__name__}: {str(e)[:300]}")
+
+
 def measured(shapes, top, reps, jobs, budget):
     "Yield each shape's result: here, or in `jobs` processes that compile side by side and take the GPU in turn."
     start = time.perf_counter()
@@ -91,14 +97,14 @@ def measured(shapes, top, reps, jobs, budget):
     if jobs <= 1:
         for s in shapes:
             if spent(): return
-            yield measure(s, top, reps, None)
+            yield measure_or_say_why(s, top, reps, None)
         return
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, as_completed
     with tempfile.TemporaryDirectory() as tmp:
         pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn"))
         try:
-            todo = [pool.submit(measure, s, top, reps, str(Path(tmp) / "gpu")) for s in shapes]
+            todo = [pool.submit(measure_or_say_why, s, top, reps, str(Path(tmp) / "gpu")) for s in shapes]
             for done in as_completed(todo):
                 if spent():
                     for f in todo: f.cancel()
@@ -107,13 +113,16 @@ def measured(shapes, top, reps, jobs, budget):
 
 
 def summary(results: list[dict]) -> dict:
+    failed, every = [r for r in results if "error" in r], len(results)
+    results = [r for r in results if "error" not in r]
     shares = sorted((r["best"]["ms"] / r["choice"]["ms"], r["shape"]) for r in results
                     if r["best"] and r["choice"]["ms"])
     vals = [s for s, _ in shares]
-    return dict(shapes=len(results), timed=len(vals), within_10pct=sum(v >= 1 / 1.1 for v in vals),
+    return dict(shapes=every, timed=len(vals), within_10pct=sum(v >= 1 / 1.1 for v in vals),
                 geomean=math.exp(sum(map(math.log, vals)) / len(vals)) if vals else math.nan,
                 median=vals[len(vals) // 2] if vals else math.nan, worst=shares[0] if shares else None,
-                not_same_bits=[r["shape"] for r in results if r["choice"]["same_bits"] is False])
+                not_same_bits=[r["shape"] for r in results if r["choice"]["same_bits"] is False],
+                failed=[(r["shape"], r["error"]) for r in failed])
 
 
 def main(argv=None) -> int:
@@ -149,6 +158,8 @@ def main(argv=None) -> int:
     results = []
     for r in measured(shapes, args.top, args.reps, args.jobs, args.budget):
         results.append(r)
+        if "error" in r:
+            print(f"{'×'.join(map(str, r['shape'])):>18} failed: {r['error']}", flush=True); continue
         c, b = r["choice"], r["best"]
         share = f"{100 * b['ms'] / c['ms']:5.1f} %" if c["ms"] and b else "  --  "
         cublas = f", {100 * r['cublas_ms'] / c['ms']:.0f} % of cuBLAS" if r["cublas_ms"] and c["ms"] else ""
@@ -162,7 +173,8 @@ def main(argv=None) -> int:
              f"{s['timed']} timed",
              f"the choice against the fastest measured: geometric mean {100 * s['geomean']:.1f} %, median "
              f"{100 * s['median']:.1f} %, worst {worst}; within 10 % of it: {s['within_10pct']} of {s['timed']}",
-             "the same bits twice: " + ("every choice" if not s["not_same_bits"] else f"not at {s['not_same_bits']}")]
+             "the same bits twice: " + ("every choice" if not s["not_same_bits"] else f"not at {s['not_same_bits']}"),
+             f"failed: {len(s['failed'])}", *(f"  {'×'.join(map(str, sh))}: {why}" for sh, why in s["failed"])]
     print("\n".join(lines))
     args.out.mkdir(parents=True, exist_ok=True)
     stem = args.out / f"between_entries_{dispatch.gpu_slug(dev.name)}_{seed}"
@@ -172,7 +184,7 @@ def main(argv=None) -> int:
     stem.with_suffix(".json").write_text(json.dumps(doc, indent=1, default=str) + "\n")
     stem.with_suffix(".txt").write_text("\n".join(lines) + "\n")
     print(f"wrote {stem}.json and .txt")
-    return 0
+    return 1 if s["failed"] or s["not_same_bits"] else 0
 
 
 if __name__ == "__main__": sys.exit(main())
