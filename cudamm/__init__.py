@@ -12,4 +12,15 @@ def __getattr__(name):
         return matmul
     raise AttributeError(f"module 'cudamm' has no attribute {name!r}")
 
+import sys as _sys, types as _types
+
+class _Package(_types.ModuleType):
+    def __setattr__(self, name, value):
+        # `from cudamm.matmul import choose_kernel` (or any first import of the submodule) binds the submodule to
+        # this name after it loads: keep the function there, which `from cudamm import matmul` must give
+        if name == "matmul" and isinstance(value, _types.ModuleType): value = value.matmul
+        super().__setattr__(name, value)
+
+_sys.modules[__name__].__class__ = _Package
+
 __all__ = ["matmul", "use_simulator"]

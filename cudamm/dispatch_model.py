@@ -6,8 +6,9 @@ Docs: https://cudamm.github.io/cudamm/dispatch_model.html.md"""
 
 # %% auto #0
 __all__ = ['STREAM_EFFICIENCY', 'LAUNCH_US', 'UNKNOWN_TILE_EFFICIENCY', 'FED_THREADS', 'TILE_BYTES_IN_FLIGHT', 'STREAMING_PEAK',
-           'MOVED_TO_KERNELS', 'SUITE', 'SUITE_SIZES', 'RANDOM_LARGEST', 'RANDOM_FLOP_CAP', 'stream_time', 'Estimate',
-           'predict_ms', 'parse_size', 'random_suite', 'Device', 'FP32_LANES', 'FP32_LANES_MINOR', 'KNOWN_GPUS']
+           'STREAM_BYTES_IN_FLIGHT', 'MOVED_TO_KERNELS', 'SUITE', 'SUITE_SIZES', 'RANDOM_LARGEST', 'RANDOM_FLOP_CAP',
+           'stream_time', 'Estimate', 'predict_ms', 'parse_size', 'random_suite', 'Device', 'FP32_LANES',
+           'FP32_LANES_MINOR', 'KNOWN_GPUS']
 
 # %% ../nbs/98_dispatch_model.ipynb #b236d392
 import importlib, math
@@ -26,6 +27,7 @@ UNKNOWN_TILE_EFFICIENCY = 0.3   # a tile's fraction of the FP32 peak where its k
 FED_THREADS = 256            # threads an SM needs to keep its FMA units fed (8 warps)
 TILE_BYTES_IN_FLIGHT = 32    # bytes of loads a tiled kernel's thread has in flight
 STREAMING_PEAK = 0.5         # a streaming kernel's arithmetic runs at no more than this share of the FP32 peak
+STREAM_BYTES_IN_FLIGHT = 64  # a streaming kernel's thread keeps at most this many bytes of loads in flight
 
 MOVED_TO_KERNELS = ("TILE_EFFICIENCY", "UNALIGNED_EFFICIENCY", "SPLITS")   # now in the kernels' chapters
 
@@ -73,8 +75,9 @@ class Estimate:
         return max(t, self.stream_time(self.io, running * self.threads * TILE_BYTES_IN_FLIGHT))
 
     def streaming(self, nbytes: float, in_flight_per_thread: float) -> float:
-        "A streaming kernel's time: `nbytes` with the loads its running threads have in flight."
-        t = self.stream_time(nbytes, min(self.blocks, self.slots) * self.threads * in_flight_per_thread)
+        "A streaming kernel's time: `nbytes` with the loads its running threads have in flight (64 bytes each at most)."
+        in_flight = min(in_flight_per_thread, STREAM_BYTES_IN_FLIGHT)
+        t = self.stream_time(nbytes, min(self.blocks, self.slots) * self.threads * in_flight)
         return max(t, 2.0 * self.m * self.n * self.k / (self.gpu.sms * self.peak_sm * STREAMING_PEAK))
 
     def seconds(self, config, m: int, n: int, k: int) -> float:

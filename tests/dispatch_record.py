@@ -1,7 +1,8 @@
 """What dispatch decides, recorded: for every suite shape and ~50 others, on four GPUs of the model and with the two
 shipped tables, the model's candidates (in order), each one's predicted ms, the model's choice, `shortlist`'s set and
-`choose`'s answer. `tests/data/dispatch_before.json` holds the record made before dispatch looped over the registry;
-`tests/test_dispatch_registry.py` compares the code of today against it.
+`choose`'s answer. `tests/data/dispatch_before.json` holds the record, made before dispatch looped over the registry
+and again where a change of the decisions was the point (see `tests/test_dispatch_registry.py`, which compares the
+code of today against it).
 
 Run `PYTHONPATH=$PWD python tests/dispatch_record.py [OUT]` from the repository root to write a record (default: print
 a summary only)."""

@@ -6,8 +6,8 @@ Docs: https://cudamm.github.io/cudamm/every_shape.html.md"""
 
 # %% auto #0
 __all__ = ['TILES', 'SPLITS', 'SUM_THREADS', 'SUM_SIGNATURE', 'FIXUP_SIGNATURE', 'sum_slices', 'KEEP_BYTES', 'KEEP_BUFFERS',
-           'copy_padded', 'SPLITK_CONSTRAINTS', 'splitk_spec', 'fewrows_spec', 'fewcols_spec', 'SplitKSource',
-           'splitk_source', 'tile_config', 'splitk', 'sum_geometry', 'workspace', 'counters',
+           'copy_padded', 'SPLITK_CONSTRAINTS', 'DEEP_SPLITS', 'splitk_spec', 'fewrows_spec', 'fewcols_spec',
+           'SplitKSource', 'splitk_source', 'tile_config', 'splitk', 'sum_geometry', 'workspace', 'counters',
            'add_slices_in_last_block', 'SplitKSpec', 'copy_geometry', 'padded', 'PadSpec', 'split_sums_seconds',
            'FewRowsSource', 'fewrows', 'FewColsSource', 'fewcols']
 
@@ -306,15 +306,20 @@ class PadSpec(SplitKSpec):
 
 # %% ../../nbs/15_every_shape.ipynb #963c764b
 SPLITK_CONSTRAINTS = (*WARPTILE_CONSTRAINTS.values(),
-                      ("SPLITK slices of k: 1 to 64", lambda c: 1 <= c.SPLITK <= 64))
+                      ("SPLITK slices of k: 1 to 128", lambda c: 1 <= c.SPLITK <= 128))
 
 # Its place in dispatch (chapter 15a; the model's general terms: appendix 98)
+DEEP_SPLITS = (48, 64, 96, 128)   # offered, not tuned over: few tiles of C, a k so long that 32 slices leave SMs idle
+
 def _splitk_offers(m: int, n: int, k: int) -> list[dict]:
-    """Every tile (BK=8 for 128×128, 16 for the others) and split that leaves each slice 128 or more of k; where rows
-    are unaligned, each with and without `PAD`."""
+    """Every tile (BK=8 for 128×128, 16 for the others) and split that leaves each slice 128 or more of k (2048 or
+    more for `DEEP_SPLITS`) and whose partial products fit in `KEEP_BYTES`; where rows are unaligned, each with and
+    without `PAD`."""
     pads = (False,) if rows_aligned(n, k) else (False, True)
+    splits = [s for s in SPLITS + DEEP_SPLITS if s == 1 or
+              k // s >= (2048 if s in DEEP_SPLITS else 128) and 4 * s * m * n <= KEEP_BYTES]
     return [tile_config(tile, BK=8 if tile == "128x128" else 16, SPLITK=s, PAD=pad)
-            for tile in TILES for s in SPLITS if s == 1 or k // s >= 128 for pad in pads]
+            for tile in TILES for s in splits for pad in pads]
 
 def split_sums_seconds(cfg, m: int, n: int, model) -> float:
     "Split k's price: SPLITK partial products written and read back, and the launch that adds them (none with `fixup`)."
@@ -528,9 +533,10 @@ def fewcols(NC, RW, NW, SPLITK, VEC=True):
     return compile_source(FewColsSource(**cfg, VEC=VEC).text(), source_name("fewcols", **cfg, VEC=VEC), namespace())
 
 def _fewcols_offers(m: int, n: int, k: int) -> list[dict]:
-    """For n ≤ 64: its space at the column tile that holds n (to 16), blocks of at most 16 rows (the configurations
-    the model and the shipped tables were made with), k/SPLITK ≥ 256."""
-    nc = _pow2_at_least(n, 16) if n <= 64 else None
+    """For n ≤ 8: its space at the column tile that holds n, blocks of at most 16 rows, k/SPLITK ≥ 256. None of 16
+    columns: at n = 16 and 64 each one `cudamm-tune` timed (H100, H200) took 2.3–4.8× the model's time and 1.6× or
+    more `splitk`'s best (`benchmarks/results/*/shapes/tune_log.json`), so past n = 8 `splitk`'s small tiles serve."""
+    nc = _pow2_at_least(n, 8) if n <= 8 else None
     return [c for c in space_of(fewcols) if c["NC"] == nc and c["RW"] * c["NW"] <= 16
             and (c["SPLITK"] == 1 or k // c["SPLITK"] >= 256)]
 
