@@ -196,7 +196,7 @@ class SplitKSpec(AlignedKernelSpec):
     last block of each tile inside the kernel (which then takes `(a, b, c, w, counts)`). With SPLITK=1 it writes C."""
     fixup: bool = False
 
-    def signature(self, cfg) -> str: return FIXUP_SIGNATURE if self.fixup and cfg.SPLITK > 1 else SIGNATURE
+    def signature(self, cfg) -> str: return FIXUP_SIGNATURE if self.fixup and cfg.SPLITK > 1 else super().signature(cfg)
 
     def geometry(self, config, m: int, n: int, k: int, aligned: bool = True) -> Geometry:
         cfg = self.check(config)
