@@ -122,7 +122,7 @@ def _batched(a, b, product=_product):
 
 @torch.library.custom_op("cudamm::bmm", mutates_args=())
 def bmm(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
-    "Batched a @ b of a (B, m, k) and a (B, k, n) float32 tensor by cudamm's kernels, in one launch, as a torch operator."
+    "Batched a @ b of a (B, m, k) and a (B, k, n) float32 tensor by cudamm's kernels (one launch), as a torch operator."
     return _batched(a, b)
 
 @bmm.register_fake

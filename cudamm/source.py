@@ -42,7 +42,7 @@ class WarptileSource:
                  FRAG2=True,      # step k+1's fragments loaded before step k's multiply-adds (False: just before)
                  A_KMAJOR=False,  # `a` is A stored k-major (a K×M array): its tile is copied straight (chapter 15)
                  B_NMAJOR=False,  # `b` is B stored n-major (an N×K array): its tile is read along k and transposed
-                 BATCH=False,     # a, b, c hold a batch of matrices (3-D arrays): block z computes product z (chapter 15)
+                 BATCH=False,     # a, b, c hold batches of matrices (3-D): the blocks at z compute product z (ch. 15)
                  **_):
         self.BM, self.BN, self.BK, self.WM, self.WN, self.WNITER, self.TM, self.TN = BM, BN, BK, WM, WN, WNITER, TM, TN
         self.STAGES, self.VEC = STAGES, VEC
@@ -190,7 +190,8 @@ class WarptileSource:
         (_, a_along, *_), (_, b_along, *_) = self.operands()
         if a_along:
             for q in range(self.LA):
-                s(f"ga{q} = {self.A0}u64(min(bm0 + ra + u32({q * self.RSA}), M - u32(1))) * u64({self.LDA}) + u64({self.K0}ca)")
+                row = f"u64(min(bm0 + ra + u32({q * self.RSA}), M - u32(1)))"
+                s(f"ga{q} = {self.A0}{row} * u64({self.LDA}) + u64({self.K0}ca)")
         if not b_along:
             s("bcol = min(bn0 + cb, N - u32(1) - u32(3) * u32(vec))",
               "nb = min(N - bcol, u32(4))  # columns of B's chunk inside B")
@@ -199,7 +200,8 @@ class WarptileSource:
             if along and x == "b":
                 s("lob = u32(max(sh, cb) - cb)  # first k of B's chunk inside the first tile")
                 for q in range(chunks):
-                    s(f"gb{q} = {self.B0}u64(min(bn0 + rb + u32({q * step}), N - u32(1))) * u64({self.LDA}) + u64({self.K0}cb)")
+                    row = f"u64(min(bn0 + rb + u32({q * step}), N - u32(1)))"
+                    s(f"gb{q} = {self.B0}{row} * u64({self.LDA}) + u64({self.K0}cb)")
             elif not along and x == "a":
                 s("acol = min(bm0 + ca, M - u32(1) - u32(3) * u32(vec))",
                   "na = min(M - acol, u32(4))  # rows of A in its chunk")

@@ -92,8 +92,9 @@ def test_matmul_of_batches_matches_float64(shapes, seed):
     "matmul on torch tensors, the kernel chosen by dispatch: broadcast and transposed batches, and their gradients."
     sa, sb, ta, tb = shapes
     g = torch.Generator().manual_seed(seed)
-    def make(shape, transposed):
-        return torch.randn(*shape[:-2], shape[-1], shape[-2], generator=g).mT if transposed else torch.randn(shape, generator=g)
+    def make(shape, transposed):                      # a transposed view: the same shape, stored (…, cols, rows)
+        if transposed: return torch.randn(*shape[:-2], shape[-1], shape[-2], generator=g).mT
+        return torch.randn(shape, generator=g)
     a, b = make(sa, ta).requires_grad_(), make(sb, tb).requires_grad_()
     c = matmul(a, b)
     a64, b64 = a.detach().double().requires_grad_(), b.detach().double().requires_grad_()
@@ -209,7 +210,8 @@ def test_names_of_batched_descriptions():
     assert w is REGISTRY["warptile"].for_layout(batched=True) and w.batched and w.layout == "nn"
     assert get_kernel("warptile[tt,b]") is REGISTRY["warptile"].for_layout(True, True, True)
     assert w.for_layout() is REGISTRY["warptile"] and w.for_layout(False, True, True).name == "warptile[nt,b]"
-    assert w.signature(w.check()) == core.BATCH_SIGNATURE and get_kernel("warptile[nt]").signature(w.check()) == core.SIGNATURE
+    assert w.signature(w.check()) == core.BATCH_SIGNATURE
+    assert get_kernel("warptile[nt]").signature(w.check()) == core.SIGNATURE
     assert w.batch_shapes(3, 5, 7, 4, 1, 4) == ((1, 3, 7), (4, 7, 5), (4, 3, 5))
     assert get_kernel("warptile[tn,b]").batch_shapes(3, 5, 7, 4, 4, 1) == ((4, 7, 3), (1, 7, 5), (4, 3, 5))
     assert REGISTRY["fewrows"].for_layout(batched=True) is None

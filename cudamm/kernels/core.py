@@ -258,7 +258,7 @@ class KernelSpec:
         return Geometry(grid, tuple(self.block(cfg)), int(self.dynamic_smem(cfg, m, n, k)))
 
     def signature(self, cfg) -> str:
-        "What the kernel of `cfg` is compiled for: `SIGNATURE`, (a, b, c) (a batch's: 3-D); chapter 15's split-k kernels take more."
+        "What the kernel of `cfg` is compiled for: `SIGNATURE`, (a, b, c), 3-D for a batch; chapter 15's split-k more."
         return BATCH_SIGNATURE if self.batched else SIGNATURE
 
     def make_launcher(self, cfg, m: int, n: int, k: int, aligned: bool, device=None) -> Callable:
@@ -328,7 +328,8 @@ class KernelSpec:
             layout = "nt"[key[0]] + "nt"[key[1]]
             suffix = ("b" if layout == "nn" else f"{layout},b") if batched else layout
             changes = dict(name=f"{self.name}[{suffix}]", factory=_with_flags(self.factory, flags), reads_batch=False,
-                           batched=key[2], reads_transposed=False, a_kmajor=key[0], b_nmajor=key[1], layout_constraints=(),
+                           batched=key[2], reads_transposed=False, a_kmajor=key[0], b_nmajor=key[1],
+                           layout_constraints=(),
                            constraints=(*self.constraints, *((msg, functools.partial(ok, a_kmajor=key[0], b_nmajor=key[1]))
                                                             for msg, ok in self.layout_constraints)))
             if getattr(self, "general", None) is not None: changes["general"] = _with_flags(self.general, flags)
@@ -338,12 +339,12 @@ class KernelSpec:
 
     # --- a batch: one launch, product z computed by the blocks of blockIdx.z (a description `for_layout(batched=True)`)
     def batch_shapes(self, m: int, n: int, k: int, batch: int, a_batch: int, b_batch: int) -> tuple:
-        "The (matrices, rows, columns) arrays a batched kernel takes: A's and B's as stored (one matrix: broadcast), C's."
+        "The (matrices, rows, columns) arrays a batched kernel takes: A's, B's as stored (one matrix: broadcast), C's."
         sa, sb = self.stored_shapes(m, n, k)
         return (a_batch, *sa), (b_batch, *sb), (batch, m, n)
 
     def batch_geometry(self, config, m: int, n: int, k: int, batch: int, aligned: bool = True) -> Geometry:
-        "One product's geometry with `batch` products along z (a split-k kernel's slices innermost: z = product·S + slice)."
+        "One product's geometry, `batch` products along z (a split-k kernel's slices innermost: z = product·S + slice)."
         geo = self.geometry(config, m, n, k, aligned)
         x, y, *z = geo.grid
         layers = (z[0] if z else 1) * batch
@@ -482,7 +483,8 @@ def batch_operands(a, b, c, a_kmajor: bool = False, b_nmajor: bool = False) -> t
     """m, n, k, the products, the matrices `a` and `b` hold (the batch, or 1: the same for every product) and the data
     addresses, for `c[z] = a[z] @ b[z]` on C-contiguous (matrices, rows, columns) arrays; `operands` checks a matrix."""
     for x, nm in ((a, "a"), (b, "b"), (c, "c")):
-        if len(x.shape) != 3: raise ValueError(f"{nm} has {len(x.shape)} dimensions; a batch has 3: (matrices, rows, columns)")
+        if len(x.shape) != 3:
+            raise ValueError(f"{nm} has {len(x.shape)} dimensions; a batch has 3: (matrices, rows, columns)")
         if not _c_contiguous(x): raise ValueError(f"{nm} is not C-contiguous; make a contiguous copy first")
     batch, a_batch, b_batch = c.shape[0], a.shape[0], b.shape[0]
     if a_batch not in (1, batch) or b_batch not in (1, batch):

@@ -49,8 +49,9 @@ class SplitKSource(WarptileSource):
                "k0 = u32(min(z * ks, KA))  # this slice's first k",
                "K = u32(min(KA - k0, ks))  # its length (0 for a slice past the end of k)")
         if not x: return self.s("zm = u32(z * M)  # its first row in c")
-        self.batch_offsets(f"u32(cuda.blockIdx.z // u32({S}))", "KA",   # c: S batches of partial products, slice-major
-                           f"zc = u64(z * (u32(cuda.gridDim.z) // u32({S})) + p) * u64(M) * u64(N)  # slice z of product p")
+        products = f"u32(cuda.gridDim.z) // u32({S})"     # c: SPLITK batches of partial products, one a slice
+        self.batch_offsets(f"u32(cuda.blockIdx.z // u32({S}))", "KA",
+                           f"zc = u64(z * ({products}) + p) * u64(M) * u64(N)  # slice z of product p")
 
 def splitk_source(BM, BN, BK, WM, WN, WNITER, TM, TN, SPLITK=1, VEC=True, A_KMAJOR=False, B_NMAJOR=False,
                   BATCH=False, **_) -> str:
@@ -258,7 +259,8 @@ def make_batch_launcher(self: SplitKSpec, cfg, m: int, n: int, k: int, batch: in
                         aligned: bool, device=None):
     "A batch split into S > 1 slices: S batches of partial products (slice-major), added by `sum_slices` as 2-D rows."
     S = cfg.SPLITK
-    if S == 1: return super(SplitKSpec, self).make_batch_launcher(cfg, m, n, k, batch, a_batch, b_batch, aligned, device)
+    if S == 1:
+        return super(SplitKSpec, self).make_batch_launcher(cfg, m, n, k, batch, a_batch, b_batch, aligned, device)
     sa, sb, _ = self.batch_shapes(m, n, k, batch, a_batch, b_batch)
     part = driver_launch(self.kernel_for(cfg, aligned), self.signature(cfg),
                          self.batch_geometry(cfg, m, n, k, batch, aligned), (sa, sb, (S * batch, m, n)), device)
@@ -380,7 +382,8 @@ splitk_spec = register(PadSpec(
     general=lambda **cfg: splitk(**cfg, VEC=False),
     offers=_splitk_offers, registers=warptiled_registers, cost=_splitk_seconds,
     reads_transposed=True, layout_constraints=LAYOUT_CONSTRAINTS,   # A_KMAJOR, B_NMAJOR: this chapter's last section
-    reads_batch=True, description="chapter 09's kernel on any block tile, k split into SPLITK slices added in a fixed order"))
+    reads_batch=True,                                               # BATCH: this chapter's last section
+    description="chapter 09's kernel on any block tile, k split into SPLITK slices added in a fixed order"))
 
 # %% ../../nbs/15_every_shape.ipynb #087341cd
 class FewRowsSource:

@@ -25,9 +25,10 @@ def parse_shapes(text: str) -> list[tuple[int, int, int, int]]:
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter,
-                                epilog=__doc__.split("\n\n", 1)[1])
-    p.add_argument("--shapes", type=parse_shapes, default="64x128x128x64,8x1024x1024x1024", help="BxMxKxN, comma-separated")
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], epilog=__doc__.split("\n\n", 1)[1],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--shapes", type=parse_shapes, default="64x128x128x64,8x1024x1024x1024",
+                   help="BxMxKxN, comma-separated")
     p.add_argument("--reps", type=int, default=30, help="timed calls per row (the median is reported)")
     p.add_argument("--out", type=Path, default=Path(__file__).parent, help="folder for batched_<gpu>.json")
     args = p.parse_args(argv)
