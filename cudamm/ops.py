@@ -71,6 +71,7 @@ def _stored_batch(x):
     if x.mT.is_contiguous(): return x.mT, True
     return x.contiguous(), False
 
+# %% ../nbs/12b_torch_op.ipynb #ec3b529b
 @functools.lru_cache(maxsize=1024)
 def batch_plan(m: int, n: int, k: int, batch: int, layout: str = "nn", device: int | None = None):
     """(description, configuration, layout) of one launch of `batch` m×n×k products stored as `layout` says, on GPU
@@ -120,6 +121,7 @@ def _batched(a, b, product=_product):
     dc = cuda.device_array((B, m, n), np.float32)
     return torch.from_numpy(spec.launch_batch(da, db, dc, cfg).copy_to_host())
 
+# %% ../nbs/12b_torch_op.ipynb #01164c35
 @torch.library.custom_op("cudamm::bmm", mutates_args=())
 def bmm(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     "Batched a @ b of a (B, m, k) and a (B, k, n) float32 tensor by cudamm's kernels (one launch), as a torch operator."
