@@ -6,9 +6,9 @@ Docs: https://cudamm.github.io/cudamm/compat.html.md"""
 
 # %% auto #0
 __all__ = ['TESTED', 'numba_cuda_version', 'require_tested', 'gpu_available', 'use_simulator', 'simulator_enabled',
-           'repair_simulator', 'driver_function', 'array_params', 'compiled_image', 'load_image', 'toolchain',
-           'allow_dynamic_shared', 'free_pending_deallocations', 'torch_current_stream', 'stream_capturing',
-           'torch_records', 'fast_inlining', 'simulated_thread']
+           'repair_simulator', 'driver_function', 'array_params', 'array_params_nd', 'compiled_image', 'load_image',
+           'toolchain', 'allow_dynamic_shared', 'free_pending_deallocations', 'torch_current_stream',
+           'stream_capturing', 'torch_records', 'fast_inlining', 'simulated_thread']
 
 # %% ../nbs/92_compat.ipynb #7a83cfa5
 import contextlib, copy, os, sys, threading, warnings
@@ -103,8 +103,16 @@ def driver_function(dispatcher, signature: str):
 
 def array_params(ptr: int, rows: int, cols: int, itemsize: int = 4) -> tuple:
     "A C-contiguous rows×cols device array as numba passes it to a kernel: meminfo, parent, size, itemsize, data, shape, strides."
+    return array_params_nd(ptr, (rows, cols), itemsize)
+
+def array_params_nd(ptr: int, shape: tuple, itemsize: int = 4) -> tuple:
+    "`array_params` of a C-contiguous array of any number of dimensions (a batch: matrices, rows, columns)."
     require_tested("array parameter layout")
-    return (0, 0, rows * cols, itemsize, ptr, rows, cols, cols * itemsize, itemsize)
+    strides = [itemsize]
+    for extent in shape[:0:-1]: strides.insert(0, strides[0] * extent)
+    size = 1
+    for extent in shape: size *= extent
+    return (0, 0, size, itemsize, ptr, *shape, *strides)
 
 # %% ../nbs/92_compat.ipynb #dce04d04
 def compiled_image(dispatcher, signature: str) -> tuple[bytes, str] | None:

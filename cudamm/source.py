@@ -42,11 +42,13 @@ class WarptileSource:
                  FRAG2=True,      # step k+1's fragments loaded before step k's multiply-adds (False: just before)
                  A_KMAJOR=False,  # `a` is A stored k-major (a K×M array): its tile is copied straight (chapter 15)
                  B_NMAJOR=False,  # `b` is B stored n-major (an N×K array): its tile is read along k and transposed
+                 BATCH=False,     # a, b, c hold batches of matrices (3-D): the blocks at z compute product z (ch. 15)
                  **_):
         self.BM, self.BN, self.BK, self.WM, self.WN, self.WNITER, self.TM, self.TN = BM, BN, BK, WM, WN, WNITER, TM, TN
         self.STAGES, self.VEC = STAGES, VEC
         self.UNROLL, self.PREFETCH, self.PEEL, self.FRAG2 = UNROLL, PREFETCH, PEEL, FRAG2
-        self.A_KMAJOR, self.B_NMAJOR = A_KMAJOR, B_NMAJOR
+        self.A_KMAJOR, self.B_NMAJOR, self.BATCH = A_KMAJOR, B_NMAJOR, BATCH
+        if BATCH: self.A0, self.B0, self.C0 = "za + ", "zb + ", "zc + "   # each matrix's first float in its array
         d = self.d = warp_shape(BM, BN, WM, WN, WNITER, TM, TN)
         self.NT, self.WMITER, self.WSUBM, self.WSUBN, self.RM, self.RN = (
             d["threads"], d["WMITER"], d["WSUBM"], d["WSUBN"], d["RM"], d["RN"])
@@ -83,10 +85,24 @@ class WarptileSource:
     K0 = ""      # added to the first k of A and B (e.g. "k0 + ")
     ROW0 = ""    # added to the row of c written (e.g. "zm + ": the slice's rows of a workspace)
     LDA = "K"    # floats between rows of A
+    A0 = B0 = C0 = ""   # added to every offset into a, b, c: where this block's matrices start (a batch: "za + ")
 
     def sizes(self):
         "`M`, `N`, `K`: the product's sizes; `K` is also the distance between rows of A (or of B stored n-major)."
+        if self.BATCH: return self.batch_sizes()
         self.s("M = u32(c.shape[0])", "N = u32(c.shape[1])", f"K = u32(a.shape[{0 if self.A_KMAJOR else 1}])")
+
+    def batch_sizes(self):
+        "A batch: the sizes from (matrices, rows, columns) arrays; where this block's matrices start."
+        self.s("M = u32(c.shape[1])", "N = u32(c.shape[2])", f"K = u32(a.shape[{1 if self.A_KMAJOR else 2}])")
+        self.batch_offsets("u32(cuda.blockIdx.z)", "K", "zc = u64(p) * u64(M) * u64(N)")
+
+    def batch_offsets(self, p, k, zc):
+        "`za`, `zb`: the first float of product `p`'s matrix of a and b (or of their one matrix); then the line `zc`."
+        self.s(f"p = {p}  # this block's product of the batch",
+               "# its matrices of a and b: matrix p, or the only one (an operand of one matrix is broadcast)",
+               f"za = u64(min(p, u32(a.shape[0]) - u32(1))) * u64(M) * u64({k})",
+               f"zb = u64(min(p, u32(b.shape[0]) - u32(1))) * u64({k}) * u64(N)", zc)
 
     def setup(self):
         "Sizes, the thread's place in the block tile and in the copies of each tile, zeroed results, the tile count."
@@ -174,7 +190,8 @@ class WarptileSource:
         (_, a_along, *_), (_, b_along, *_) = self.operands()
         if a_along:
             for q in range(self.LA):
-                s(f"ga{q} = u64(min(bm0 + ra + u32({q * self.RSA}), M - u32(1))) * u64({self.LDA}) + u64({self.K0}ca)")
+                row = f"u64(min(bm0 + ra + u32({q * self.RSA}), M - u32(1)))"
+                s(f"ga{q} = {self.A0}{row} * u64({self.LDA}) + u64({self.K0}ca)")
         if not b_along:
             s("bcol = min(bn0 + cb, N - u32(1) - u32(3) * u32(vec))",
               "nb = min(N - bcol, u32(4))  # columns of B's chunk inside B")
@@ -183,13 +200,14 @@ class WarptileSource:
             if along and x == "b":
                 s("lob = u32(max(sh, cb) - cb)  # first k of B's chunk inside the first tile")
                 for q in range(chunks):
-                    s(f"gb{q} = u64(min(bn0 + rb + u32({q * step}), N - u32(1))) * u64({self.LDA}) + u64({self.K0}cb)")
+                    row = f"u64(min(bn0 + rb + u32({q * step}), N - u32(1)))"
+                    s(f"gb{q} = {self.B0}{row} * u64({self.LDA}) + u64({self.K0}cb)")
             elif not along and x == "a":
                 s("acol = min(bm0 + ca, M - u32(1) - u32(3) * u32(vec))",
                   "na = min(M - acol, u32(4))  # rows of A in its chunk")
-                for q in range(chunks): s(f"ga{q} = u64({self.K0}ra + u32({q * step})) * u64(M) + u64(acol)")
+                for q in range(chunks): s(f"ga{q} = {self.A0}u64({self.K0}ra + u32({q * step})) * u64(M) + u64(acol)")
             elif not along:
-                for q in range(chunks): s(f"gb{q} = u64({self.K0}rb + u32({q * step})) * u64(N) + u64(bcol)")
+                for q in range(chunks): s(f"gb{q} = {self.B0}u64({self.K0}rb + u32({q * step})) * u64(N) + u64(bcol)")
         s("# the first tile, the only one with bounds checks")
         for x, along, origin, extent, chunks, step, _ in self.operands():
             for q in range(chunks):
@@ -277,7 +295,7 @@ class WarptileSource:
         for wm in range(self.WMITER):
             for i in range(self.TM):
                 r = wm * self.TM + i
-                s(f"row = u32(bm0 + tr + u32({wm * self.WSUBM + i}))", f"ro = u64({self.ROW0}row) * u64(N)",
+                s(f"row = u32(bm0 + tr + u32({wm * self.WSUBM + i}))", f"ro = {self.C0}u64({self.ROW0}row) * u64(N)",
                   "rok = row < M")
                 for q in range(self.RN // 4):
                     xs = ", ".join(f"acc[{r * self.RN + 4 * q + e}]" for e in range(4))

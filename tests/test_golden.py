@@ -7,7 +7,8 @@ Which kernels are generated is read from the registry, not kept by hand: a kerne
 body was compiled from text (`cudamm.intrinsics.compile_source`, which registers the text in `linecache` under a
 name such as `<cudamm-warptile-…>`) rather than defined in a file of the package. A new generated kernel without a
 golden file fails here until its file is written. A generated kernel that reads transposed operands in place
-(`KernelSpec.reads_transposed`) also has one for its `[tt]` description: A stored k-major and B stored n-major."""
+(`KernelSpec.reads_transposed`) also has one for its `[tt]` description: A stored k-major and B stored n-major; one
+that computes a batch of products in one launch (`KernelSpec.reads_batch`), one for its `[b]` description."""
 import functools, inspect, sys
 from pathlib import Path
 
@@ -31,9 +32,10 @@ def generated_kernels() -> tuple[str, ...]:
 
 @functools.cache
 def golden_kernels() -> tuple[str, ...]:
-    "The generated kernels, each followed by its `[tt]` description where it reads transposed operands."
+    "The generated kernels, each followed by its `[tt]` and `[b]` descriptions where it has them."
     return tuple(x for name in generated_kernels()
-                 for x in ((name, f"{name}[tt]") if get_kernel(name).reads_transposed else (name,)))
+                 for x in (name, *[f"{name}[tt]"] * get_kernel(name).reads_transposed,
+                           *[f"{name}[b]"] * get_kernel(name).reads_batch))
 
 
 def generated_source(name: str) -> str:

@@ -219,10 +219,10 @@ def compute_tile(self: PipelinedSource):
 
 # %% ../../nbs/14_cublas.ipynb #50a3730b
 def pipelined_source(BM, BN, BK, WM, WN, WNITER, TM, TN, STAGES=3, ASYNC=True, GM=1, DYN=False, AT=True, VEC=True,
-                     A_KMAJOR=False, B_NMAJOR=False, **_) -> str:
+                     A_KMAJOR=False, B_NMAJOR=False, BATCH=False, **_) -> str:
     "The Python source of the pipelined kernel `kernel(a, b, c)` for one configuration."
     return PipelinedSource(BM, BN, BK, WM, WN, WNITER, TM, TN, STAGES=STAGES, VEC=VEC, ASYNC=ASYNC, GM=GM,
-                           DYN=DYN, AT=AT, A_KMAJOR=A_KMAJOR, B_NMAJOR=B_NMAJOR).text()
+                           DYN=DYN, AT=AT, A_KMAJOR=A_KMAJOR, B_NMAJOR=B_NMAJOR, BATCH=BATCH).text()
 
 # %% ../../nbs/14_cublas.ipynb #8deaed59
 class PipelinedKernelSpec(AlignedKernelSpec):
@@ -282,12 +282,12 @@ def _its_default(m: int, n: int, k: int) -> list[dict]: return [{}]   # what it 
                                        (True, 3, True), (True, 4, True)])
 @autotune("GM", [1, 8, 16])
 def pipelined(BM, BN, BK, WM, WN, WNITER, TM, TN, MINB, STAGES, ASYNC, GM, DYN, AT=True, VEC=True,
-              A_KMAJOR=False, B_NMAJOR=False):
+              A_KMAJOR=False, B_NMAJOR=False, BATCH=False):
     """Chapter 09's kernel with `cp.async` stages, grouped launch order, dynamic shared memory and A's layout as options
-    (`A_KMAJOR`, `B_NMAJOR`: the operands as stored, chapter 15)."""
+    (`A_KMAJOR`, `B_NMAJOR`: the operands as stored; `BATCH`: a batch of products; chapter 15)."""
     cfg = dict(BM=BM, BN=BN, BK=BK, WM=WM, WN=WN, WNITER=WNITER, TM=TM, TN=TN)
     if not VEC: ASYNC, STAGES, DYN, AT = False, 1, False, True      # unaligned rows: chapter 09's general kernel
-    layout = {k: v for k, v in dict(A_KMAJOR=A_KMAJOR, B_NMAJOR=B_NMAJOR).items() if v}
+    layout = {k: v for k, v in dict(A_KMAJOR=A_KMAJOR, B_NMAJOR=B_NMAJOR, BATCH=BATCH).items() if v}
     opts = dict(STAGES=STAGES, ASYNC=ASYNC, GM=GM, DYN=DYN, **({} if AT else dict(AT=False)), **layout)
     return compile_source(pipelined_source(**cfg, **opts, VEC=VEC), source_name("pipelined", **cfg, **opts, VEC=VEC),
                           namespace())
@@ -305,4 +305,5 @@ pipelined_spec = register(PipelinedKernelSpec(
     offers=_its_default, registers=warptiled_registers, cost=warptiled_seconds,
     reads_transposed=True, layout_constraints=(*LAYOUT_CONSTRAINTS, (
         "A stored k-major is kept transposed in shared memory: AT=True", lambda c, a_kmajor, b_nmajor: c.AT or not a_kmajor)),
+    reads_batch=True,
     description="warptiling, grouped launch order for L2 reuse; optional cp.async pipeline"))

@@ -36,22 +36,28 @@ class SplitKSource(WarptileSource):
     def __init__(self, *args, SPLITK=1, **kw):
         super().__init__(*args, **kw)
         self.SPLITK = SPLITK
+        if self.BATCH: self.ROW0 = ""   # a batch: `zc` finds the slice's matrix in c
 
     def sizes(self):
-        S, BK = self.SPLITK, self.BK
+        S, BK, x = self.SPLITK, self.BK, int(self.BATCH)
         ak, bn = int(self.A_KMAJOR), int(self.B_NMAJOR)      # the operands as stored: A k×m, B n×k
-        self.s(f"M = u32(a.shape[{ak}])", f"N = u32(b.shape[{1 - bn}])",
-               f"KA = u32(a.shape[{1 - ak}])  # all of k: the length of A's rows" + (" (of B's)" if bn else ""),
+        self.s(f"M = u32(a.shape[{ak + x}])", f"N = u32(b.shape[{1 - bn + x}])",
+               f"KA = u32(a.shape[{1 - ak + x}])  # all of k: the length of A's rows" + (" (of B's)" if bn else ""),
                f"ks = u32(((KA + u32({S - 1})) // u32({S}) + u32({BK - 1})) // u32({BK}) * u32({BK}))  # k per slice, in whole tiles",
+               f"z = u32(cuda.blockIdx.z % u32({S}))  # the slice; blockIdx.z // {S}: the product" if x else
                "z = u32(cuda.blockIdx.z)",
                "k0 = u32(min(z * ks, KA))  # this slice's first k",
-               "K = u32(min(KA - k0, ks))  # its length (0 for a slice past the end of k)",
-               "zm = u32(z * M)  # its first row in c")
+               "K = u32(min(KA - k0, ks))  # its length (0 for a slice past the end of k)")
+        if not x: return self.s("zm = u32(z * M)  # its first row in c")
+        products = f"u32(cuda.gridDim.z) // u32({S})"     # c: SPLITK batches of partial products, one a slice
+        self.batch_offsets(f"u32(cuda.blockIdx.z // u32({S}))", "KA",
+                           f"zc = u64(z * ({products}) + p) * u64(M) * u64(N)  # slice z of product p")
 
-def splitk_source(BM, BN, BK, WM, WN, WNITER, TM, TN, SPLITK=1, VEC=True, A_KMAJOR=False, B_NMAJOR=False, **_) -> str:
+def splitk_source(BM, BN, BK, WM, WN, WNITER, TM, TN, SPLITK=1, VEC=True, A_KMAJOR=False, B_NMAJOR=False,
+                  BATCH=False, **_) -> str:
     "The Python source of the split-K kernel `kernel(a, b, c)` for one configuration."
     return SplitKSource(BM, BN, BK, WM, WN, WNITER, TM, TN, SPLITK=SPLITK, VEC=VEC, A_KMAJOR=A_KMAJOR,
-                        B_NMAJOR=B_NMAJOR).text()
+                        B_NMAJOR=B_NMAJOR, BATCH=BATCH).text()
 
 # %% ../../nbs/15_every_shape.ipynb #c27ed1d0
 TILES = {   # block tiles for few output tiles: (BM, BN, WM, WN, WNITER, TM, TN, MINB); threads = 32·(BM/WM)·(BN/WN)
@@ -73,11 +79,13 @@ def tile_config(tile: str, **more) -> dict:
 @autotune(", ".join(_TILE_KEYS), list(TILES.values()))
 @autotune("BK", [8, 16])
 @autotune("SPLITK", list(SPLITS))
-def splitk(BM, BN, BK, WM, WN, WNITER, TM, TN, MINB, SPLITK, PAD=False, VEC=True, A_KMAJOR=False, B_NMAJOR=False):
+def splitk(BM, BN, BK, WM, WN, WNITER, TM, TN, MINB, SPLITK, PAD=False, VEC=True, A_KMAJOR=False, B_NMAJOR=False,
+           BATCH=False):
     """Chapter 09's warptiled kernel over SPLITK slices of k (blockIdx.z), any block tile; `VEC=False` for unaligned
-    rows. `PAD` does not change the kernel, only how `PadSpec` calls it. `A_KMAJOR`, `B_NMAJOR`: operands as stored."""
+    rows. `PAD` does not change the kernel, only how `PadSpec` calls it. `A_KMAJOR`, `B_NMAJOR`: operands as stored;
+    `BATCH`: a batch of products, z = product·SPLITK + slice."""
     cfg = dict(BM=BM, BN=BN, BK=BK, WM=WM, WN=WN, WNITER=WNITER, TM=TM, TN=TN, SPLITK=SPLITK,
-               **{k: v for k, v in dict(A_KMAJOR=A_KMAJOR, B_NMAJOR=B_NMAJOR).items() if v})
+               **{k: v for k, v in dict(A_KMAJOR=A_KMAJOR, B_NMAJOR=B_NMAJOR, BATCH=BATCH).items() if v})
     return compile_source(splitk_source(**cfg, VEC=VEC), source_name("splitk", **cfg, VEC=VEC), namespace())
 
 # %% ../../nbs/15_every_shape.ipynb #68d5d951
@@ -189,7 +197,7 @@ class SplitKSpec(AlignedKernelSpec):
     last block of each tile inside the kernel (which then takes `(a, b, c, w, counts)`). With SPLITK=1 it writes C."""
     fixup: bool = False
 
-    def signature(self, cfg) -> str: return FIXUP_SIGNATURE if self.fixup and cfg.SPLITK > 1 else SIGNATURE
+    def signature(self, cfg) -> str: return FIXUP_SIGNATURE if self.fixup and cfg.SPLITK > 1 else super().signature(cfg)
 
     def geometry(self, config, m: int, n: int, k: int, aligned: bool = True) -> Geometry:
         cfg = self.check(config)
@@ -245,6 +253,43 @@ def simulate(self: SplitKSpec, cfg, a, b, c, aligned: bool, stream=None):
 # the grid: C's tiles, x along its columns, and SPLITK layers of them along z
 def _with_slices(cfg, m, n, k, tile): return (*cover_by_columns(cfg, m, n, k, tile), cfg.SPLITK)
 
+# %% ../../nbs/15_every_shape.ipynb #afd23524
+@patch
+def make_batch_launcher(self: SplitKSpec, cfg, m: int, n: int, k: int, batch: int, a_batch: int, b_batch: int,
+                        aligned: bool, device=None):
+    "A batch split into S > 1 slices: S batches of partial products (slice-major), added by `sum_slices` as 2-D rows."
+    S = cfg.SPLITK
+    if S == 1:
+        return super(SplitKSpec, self).make_batch_launcher(cfg, m, n, k, batch, a_batch, b_batch, aligned, device)
+    sa, sb, _ = self.batch_shapes(m, n, k, batch, a_batch, b_batch)
+    part = driver_launch(self.kernel_for(cfg, aligned), self.signature(cfg),
+                         self.batch_geometry(cfg, m, n, k, batch, aligned), (sa, sb, (S * batch, m, n)), device)
+    add = driver_launch(sum_slices, SUM_SIGNATURE, sum_geometry(batch * m, n), ((S * batch * m, n), (batch * m, n)),
+                        device)
+    def run(pa: int, pb: int, pc: int, stream: int = 0):
+        pw = workspace(4 * S * batch * m * n, device, stream).device_ctypes_pointer.value
+        part(stream, pa, pb, pw)
+        add(stream, pw, pc)
+    return run
+
+@patch
+def batches_per_launch(self: SplitKSpec, config, m: int, n: int, k: int) -> int:
+    "As many products as fit along z, and whose S·batch·m·n partial sums `sum_slices`'s 32-bit indices reach."
+    cfg, per = self.check(config), super(SplitKSpec, self).batches_per_launch(config, m, n, k)
+    return per if cfg.SPLITK == 1 else max(1, min(per, (2**32 - 1) // (cfg.SPLITK * m * n)))
+
+@patch
+def simulate_batch_launch(self: SplitKSpec, cfg, a, b, c, batch: int, aligned: bool, stream=None):
+    S, (_, m, n) = cfg.SPLITK, c.shape
+    if S == 1: return super(SplitKSpec, self).simulate_batch_launch(cfg, a, b, c, batch, aligned, stream)
+    w = cuda.device_array((S * batch, m, n), np.float32)
+    w.copy_to_device(np.full((S * batch, m, n), np.nan, np.float32))     # every partial sum must be written
+    aligned = aligned and np.asarray(w).ctypes.data % 16 == 0
+    super(SplitKSpec, self).simulate_batch_launch(cfg, a, b, w, batch, aligned, stream)
+    geo = sum_geometry(batch * m, n)
+    sum_slices[geo.grid, geo.block, stream or 0](w.reshape(S * batch * m, n), c.reshape(batch * m, n))
+
+
 # %% ../../nbs/15_every_shape.ipynb #b95b8e26
 def _copy_padded(src, dst):
     "`dst = src` where `src` has the element, 0 elsewhere: rows copied into longer, zero-padded rows (or back)."
@@ -278,7 +323,8 @@ class PadSpec(SplitKSpec):
 
     def make_launcher(self, cfg, m: int, n: int, k: int, aligned: bool, device=None):
         # operands read in place as stored (chapter 15's last section) are not padded: the general build reads them
-        if aligned or not cfg.PAD or self.layout != "nn": return super().make_launcher(cfg, m, n, k, aligned, device)
+        if aligned or not cfg.PAD or self.layout != "nn" or self.batched:   # nor is a batch
+            return super().make_launcher(cfg, m, n, k, aligned, device)
         kp, np_ = padded(k), padded(n)
         inner = super().make_launcher(cfg, m, np_, kp, True, device)
         def copy(src, dst): return driver_launch(copy_padded, SUM_SIGNATURE, copy_geometry(*dst), (src, dst), device)
@@ -294,7 +340,8 @@ class PadSpec(SplitKSpec):
         return run
 
     def simulate(self, cfg, a, b, c, aligned: bool, stream=None):
-        if aligned or not cfg.PAD or self.layout != "nn": return super().simulate(cfg, a, b, c, aligned, stream)
+        if aligned or not cfg.PAD or self.layout != "nn" or self.batched:
+            return super().simulate(cfg, a, b, c, aligned, stream)
         (m, k), n = a.shape, b.shape[1]
         ap, bp, cp = (cuda.device_array(s, np.float32) for s in ((m, padded(k)), (padded(k), padded(n)), (m, padded(n))))
         def copy(src, dst):
@@ -340,6 +387,7 @@ splitk_spec = register(PadSpec(
     general=lambda **cfg: splitk(**cfg, VEC=False),
     offers=_splitk_offers, registers=warptiled_registers, cost=_splitk_seconds,
     reads_transposed=True, layout_constraints=LAYOUT_CONSTRAINTS,   # A_KMAJOR, B_NMAJOR: this chapter's last section
+    reads_batch=True,                                               # BATCH: this chapter's last section
     description="chapter 09's kernel on any block tile, k split into SPLITK slices added in a fixed order"))
 
 # %% ../../nbs/15_every_shape.ipynb #087341cd

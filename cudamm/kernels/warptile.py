@@ -262,7 +262,7 @@ def warptile_variant(name: str, defaults: dict = BOEHM10, chapter="09_warptile",
         static_smem=lambda cfg: stages * (cfg.BM + cfg.BN) * cfg.BK * 4,
         jit_options=warptile_jit_options, vector_loads=vec, general=lambda **cfg: warptile(**cfg, **options, VEC=False),
         reads_transposed=True, layout_constraints=LAYOUT_CONSTRAINTS,   # A_KMAJOR, B_NMAJOR: chapter 15
-        description=description)
+        reads_batch=True, description=description)                       # BATCH: chapter 15 too
 
 # %% ../../nbs/09_warptile.ipynb #56d72a07
 flat_u32_spec = warptile_variant("flat_u32", UNROLL=False, PREFETCH=False, VEC=False, PEEL=False, FRAG2=False,

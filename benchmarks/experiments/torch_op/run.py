@@ -1,7 +1,7 @@
 """Host cost of cudamm.matmul's torch paths (chapter 12b) beside torch's own, at small sizes where the host's part of a
 call matters: the direct call (nothing records; the budget is 1.3× torch.matmul at 64×64×64), the operator
 `cudamm::mm` called directly, a call that autograd records (requires_grad), a linear layer's `x @ w.mT`, and a
-batch of 8 (`cudamm::bmm`, a loop of 2-D launches for now).
+batch of 8 (`cudamm::bmm`, one launch).
 
 Host time = the time the host takes to enqueue one call: N calls are timed while the GPU is held busy (a sleeping
 kernel queued first, as tools/launch_overhead.py does), the median of 7 such rounds. Every path is checked against
