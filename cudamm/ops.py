@@ -75,14 +75,16 @@ def _stored_batch(x):
 @functools.lru_cache(maxsize=1024)
 def batch_plan(m: int, n: int, k: int, batch: int, layout: str = "nn", device: int | None = None):
     """(description, configuration, layout) of one launch of `batch` m×n×k products stored as `layout` says, on GPU
-    `device`: the kernel dispatch chooses for one m×n×k product, as a batch; else the model's best candidate that has
-    a batched description, priced as one (batch·m)×n×k product (the same tiles and work); in `layout`, else with the
-    transposed operands copied ("nn"). None where no kernel takes the batch."""
+    `device`: the kernel dispatch chooses for the (batch·m)×n×k product (the same tiles and work; measured on the
+    H100 as fast as or faster than the 2-D shape's choice, `benchmarks/experiments/batched/`), as a batch; else the
+    one it chooses for one m×n×k product; else the model's best candidate that has a batched description; in
+    `layout`, else with the transposed operands copied ("nn"). None where no kernel takes the batch."""
     dev = dispatch.current_device(device)
-    choice, tall = dispatch.choose(m, n, k, dev), batch * m
+    tall = batch * m
+    chosen = [dispatch.choose(tall, n, k, dev), dispatch.choose(m, n, k, dev)]
     ranked = sorted(dispatch.candidates(tall, n, k), key=lambda c: dispatch.predict_ms(*c, tall, n, k, dev))
     for stored in dict.fromkeys((layout, "nn")):
-        for name, cfg in [(choice.kernel, choice.config), *ranked]:
+        for name, cfg in [*((c.kernel, c.config) for c in chosen), *ranked]:
             variant = get_kernel(name).for_layout(stored[0] == "t", stored[1] == "t", batched=True)
             if variant is None: continue
             try: return variant, variant.check(cfg), stored

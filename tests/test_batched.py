@@ -190,17 +190,19 @@ def test_no_batched_kernel_falls_back_to_one_launch_per_product(monkeypatch):
     _assert_close(c, torch.matmul(a.double(), b.double()), "loop")
 
 
-def test_batch_plan_maps_the_2d_choice():
-    "The 2-D shape's choice, as a batch, where it has a batched description; else a batched candidate; never fewrows."
+def test_batch_plan_takes_the_tall_products_choice():
+    """The (batch·m)×n×k product's choice, as a batch, where it has a batched description; else the 2-D shape's;
+    else a batched candidate; never fewrows or fewcols."""
     from cudamm import dispatch
     dev = dispatch.current_device()
-    for m, n, k, batch in [(64, 64, 64, 8), (128, 64, 128, 64), (1024, 1024, 1024, 8), (9, 7, 13, 3)]:
-        choice = dispatch.choose(m, n, k, dev)
+    for m, n, k, batch in [(64, 64, 64, 8), (128, 64, 128, 64), (1024, 1024, 1024, 8), (9, 7, 13, 3), (1, 64, 64, 4)]:
         spec, cfg, layout = ops.batch_plan(m, n, k, batch)
-        assert spec.batched and layout == "nn"
-        if get_kernel(choice.kernel).reads_batch:
-            assert spec is get_kernel(choice.kernel).for_layout(batched=True) and cfg == choice.config
-        else: assert spec.name.endswith("[b]") and not spec.name.startswith("few")
+        assert spec.batched and layout == "nn" and not spec.name.startswith("few")
+        first = next((c for c in (dispatch.choose(batch * m, n, k, dev), dispatch.choose(m, n, k, dev))
+                      if get_kernel(c.kernel).reads_batch), None)
+        if first is not None:
+            assert spec is get_kernel(first.kernel).for_layout(batched=True) and cfg == first.config
+        else: assert spec.name.endswith("[b]")
         spec_t, _, layout = ops.batch_plan(m, n, k, batch, "tn")
         assert spec_t.batched and spec_t.a_kmajor and layout == "tn"
 
