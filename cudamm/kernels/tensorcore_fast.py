@@ -217,9 +217,11 @@ def tensorcore_tf32x3_fast(BM, BN, BK, WM, WN, STAGES, PROMOTE, GM=8, VEC=True):
 PRODUCTS = {"tf32": 1, "tf32x3": 3}      # mmas per product: the ceiling of 3xTF32 is a third of the ceiling
 
 def fast_offers(tiles):
-    "`offers(m, n, k)` for dispatch: the block and warp tiles (BM, BN, WM, WN) `tiles` at every shape."
+    """`offers(m, n, k)` for dispatch: the block and warp tiles (BM, BN, WM, WN) `tiles` at every shape, where
+    dispatch keeps precisions apart (every KernelSpec has one); else nothing, or an fp32 call could get TF32."""
     configs = [dict(BM=bm, BN=bn, WM=wm, WN=wn) for bm, bn, wm, wn in tiles]
-    return lambda m, n, k: configs
+    routed = "precision" in {f.name for f in dataclasses.fields(KernelSpec)}
+    return lambda m, n, k: configs if routed else []
 
 def fast_seconds(cfg, m: int, n: int, k: int, model) -> float:
     """The model's time: waves of block tiles over k in whole BK steps, each at the share of the mma ceiling that
