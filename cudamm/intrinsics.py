@@ -6,9 +6,10 @@ Docs: https://cudamm.github.io/cudamm/intrinsics.html.md"""
 
 # %% auto #0
 __all__ = ['ldg4', 'lds4', 'stg4', 'sts4', 'cp_async16', 'cp_async4', 'u32', 'u64', 'MMA_M', 'MMA_N', 'MMA_K', 'MMA_TF32_PTX',
-           'flat', 'ldg4_with', 'ldg4x', 'stg4x', 'ldg4c', 'outer', 'address', 'cp_commit', 'cp_wait', 'ldcg',
-           'namespace', 'compile_source', 'source_name', 'tf32_round', 'mma_layout', 'mma_reference', 'warp_gather',
-           'to_tf32', 'mma_tf32']
+           'LDMATRIX_X4_PTX', 'TF32_HALF_STEP', 'TF32_KEPT', 'flat', 'ldg4_with', 'ldg4x', 'stg4x', 'ldg4c', 'outer',
+           'address', 'cp_commit', 'cp_wait', 'ldcg', 'namespace', 'compile_source', 'source_name', 'tf32_round',
+           'mma_layout', 'mma_reference', 'warp_gather', 'to_tf32', 'mma_tf32', 'ldmatrix_x4', 'to_tf32_mma',
+           'split_tf32']
 
 # %% ../nbs/05a_intrinsics.ipynb #dce0fb0b
 from .utils import simulating, cuda
@@ -431,3 +432,66 @@ def mma_tf32(typingctx, a, b, c):
         out = builder.call(asm, ins)                  # side_effect: LLVM must not move it into a branch or drop it
         return context.make_tuple(builder, F32X4, [builder.extract_value(out, j) for j in range(4)])
     return F32X4(a, b, c), codegen
+
+# %% ../nbs/05a_intrinsics.ipynb #fa570002
+LDMATRIX_X4_PTX = "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0, $1, $2, $3}, [$4];"
+
+def _ldmatrix_of_warp(values):
+    "Lane L's four words: word L % 4 of row L // 4 of each block i, whose rows lanes 8i … 8i + 7 named."
+    rows = [_four(arr, idx).copy() for arr, idx in values]           # 16 aligned bytes each, as on the GPU
+    return [tuple(rows[8 * i + lane // 4][lane % 4] for i in range(4)) for lane in range(32)]
+
+def _sim_ldmatrix_x4(arr, idx):
+    where = tuple(int(i) for i in idx) if isinstance(idx, tuple) else _sim_u64(idx)     # flat, or one per dimension
+    return warp_gather("ldmatrix_x4", (arr, where), _ldmatrix_of_warp)
+
+@_with_stand_in(_sim_ldmatrix_x4)
+def ldmatrix_x4(typingctx, arr, idx):
+    """Four 8-row blocks of 16-byte rows of shared `arr`, one 32-bit word of each per lane
+    (`ldmatrix.sync.aligned.m8n8.x4.shared.b16`): lane L names the row at `idx` (a multiple of 16 bytes) of block
+    L // 8 and gets word L % 4 of row L // 4 of every block. All 32 lanes must call it together."""
+    check_operands("ldmatrix_x4", arr, idx)
+    def codegen(context, builder, sig, args):
+        p = builder.ptrtoint(element_pointer(context, builder, sig.args[0], args[0], sig.args[1], args[1], SHARED), I64)
+        fnty = ir.FunctionType(ir.LiteralStructType([I32] * 4), [I64])
+        asm = ir.InlineAsm(fnty, LDMATRIX_X4_PTX, "=r,=r,=r,=r,l,~{memory}", side_effect=True)   # reads memory:
+        out = builder.call(asm, [p])                                   # never moved across a barrier
+        return context.make_tuple(builder, F32X4, [builder.bitcast(builder.extract_value(out, j), ir.FloatType())
+                                                   for j in range(4)])
+    return F32X4(arr, idx), codegen
+
+# %% ../nbs/05a_intrinsics.ipynb #fa570003
+TF32_HALF_STEP, TF32_KEPT = 0x1000, 0xFFFFE000     # half of TF32's last place; the bits TF32 keeps, in an fp32's
+
+def _bits(x): return np.array(np.float32(x)).view(np.uint32)      # 0-d arrays: uint32 sums wrap silently
+def _float(bits): return np.array(bits, np.uint32).view(np.float32)[()]
+
+def _sim_to_tf32_mma(x): return _float(_bits(x) + np.uint32(TF32_HALF_STEP))
+
+@_with_stand_in(_sim_to_tf32_mma)
+def to_tf32_mma(typingctx, x):
+    """`x` as an mma's TF32 operand in one integer add: half a TF32 step added to its bits, so that the tensor core,
+    which reads the 19 high bits, sees x rounded to the nearest, ties away from zero. Only for mma operands."""
+    if not isinstance(x, types.Float): raise TypeError(f"to_tf32_mma needs a float, got {x}")
+    def codegen(context, builder, sig, args):
+        bits = builder.bitcast(context.cast(builder, args[0], sig.args[0], types.float32), I32)
+        return builder.bitcast(builder.add(bits, ir.Constant(I32, TF32_HALF_STEP)), ir.FloatType())
+    return types.float32(x), codegen
+
+def _sim_split_tf32(x):
+    big = _float((_bits(x) + np.uint32(TF32_HALF_STEP)) & np.uint32(TF32_KEPT))
+    return big, _sim_to_tf32_mma(np.float32(x) - big)
+
+@_with_stand_in(_sim_split_tf32)
+def split_tf32(typingctx, x):
+    """3xTF32's split of `x`: (big, small) with big = x rounded to TF32 (low bits cleared: exact) and small = x − big
+    (exact in fp32) as an mma operand (`to_tf32_mma`): an integer add, an and, a subtraction, an add."""
+    if not isinstance(x, types.Float): raise TypeError(f"split_tf32 needs a float, got {x}")
+    def codegen(context, builder, sig, args):
+        x32 = context.cast(builder, args[0], sig.args[0], types.float32)
+        half = ir.Constant(I32, TF32_HALF_STEP)
+        big = builder.bitcast(builder.and_(builder.add(builder.bitcast(x32, I32), half), ir.Constant(I32, TF32_KEPT)),
+                              ir.FloatType())
+        small = builder.bitcast(builder.add(builder.bitcast(builder.fsub(x32, big), I32), half), ir.FloatType())
+        return context.make_tuple(builder, sig.return_type, [big, small])
+    return types.UniTuple(types.float32, 2)(x), codegen

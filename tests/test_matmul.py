@@ -36,7 +36,8 @@ def _property(examples):
 # chapter 15's kernels run many more simulator threads per product (a block per slice of k, warps that split k),
 # chapter 16's tensor-core kernels gather each warp for every mma (3xTF32: three of them per step):
 # fewer examples in the quick run keep CI short; the slow run below gives them 2,000 like every kernel
-SIMULATOR_HEAVY = {"splitk", "fewrows", "fewcols", "tensorcore_tf32", "tensorcore_tf32x3"}
+SIMULATOR_HEAVY = {"splitk", "fewrows", "fewcols", "tensorcore_tf32", "tensorcore_tf32x3", "tensorcore_tf32_fast",
+                   "tensorcore_tf32x3_fast"}
 
 
 def _threads(name) -> int:
