@@ -105,7 +105,7 @@ def _as_is(x): return x, float32(0)                          # TF32: truncated b
 
 # %% ../../nbs/16a_tensor_cores_fast.ipynb #a16a0018
 def tensorcore_fast(BM, BN, BK, WM, WN, STAGES=3, GM=8, X3=False, ROUND=True, PROMOTE=4, VEC=True):
-    "Chapter 16a's kernel: TF32 (`X3=False`, rounded if `ROUND`) or 3xTF32 with its sums promoted every PROMOTE k-steps."
+    "Chapter 16a's kernel: TF32 (`X3=False`; rounded if `ROUND`) or 3xTF32, its sums promoted every PROMOTE k-steps."
     THREADS = fast_threads(Config(BM=BM, BN=BN, WM=WM, WN=WN))
     MT, NT, KS = WM // 16, WN // 8, BK // 8                    # a warp: MT×NT mma tiles; k-steps a tile
     STAGE, WAIT, EVERY = (BM + BN) * BK, STAGES - 2, max(1, PROMOTE // KS)
@@ -194,7 +194,8 @@ FAST_CONSTRAINTS = (
      lambda c: _smem(c) <= COURSE_GPU.smem_per_block),
     ("accumulators in registers: WM·WN/32 a thread, twice for 3xTF32, at most 128",
      lambda c: c.WM * c.WN // 32 * (2 if "PROMOTE" in c else 1) <= 128),
-    ("3xTF32 promotes at the end of a tile: PROMOTE a multiple of BK/8", lambda c: c.get("PROMOTE", 8) % (c.BK // 8) == 0))
+    ("3xTF32 promotes at the end of a tile: PROMOTE a multiple of BK/8",
+     lambda c: c.get("PROMOTE", 8) % (c.BK // 8) == 0))
 
 @dataclasses.dataclass(eq=False)
 class FastTensorCoreSpec(AlignedKernelSpec, TensorCoreSpec):
