@@ -7,7 +7,8 @@ Docs: https://cudamm.github.io/cudamm/tensor_cores_fast.html.md"""
 # %% auto #0
 __all__ = ['MMA_CEILING_TFLOPS', 'FAST_CONSTRAINTS', 'PRODUCTS', 'tensorcore_tf32_fast_spec', 'tensorcore_tf32x3_fast_spec',
            'fast_threads', 'swizzles', 'zeros4', 'tile_copier', 'result_writer', 'block_origin', 'tensorcore_fast',
-           'FastTensorCoreSpec', 'tensorcore_tf32_fast', 'tensorcore_tf32x3_fast', 'fast_offers', 'fast_seconds']
+           'FastTensorCoreSpec', 'tensorcore_tf32_fast', 'tensorcore_tf32x3_fast', 'fast_offers', 'fast_seconds',
+           'fast_registers']
 
 # %% ../../nbs/16a_tensor_cores_fast.ipynb #a16a0004
 import dataclasses
@@ -231,13 +232,16 @@ def fast_seconds(cfg, m: int, n: int, k: int, model) -> float:
     share = TILE_EFFICIENCY.get((cfg.BM, cfg.BN), min(TILE_EFFICIENCY.values()))
     return model.waves(cdiv(k, cfg.BK) * cfg.BK, share * ceiling)
 
+def fast_registers(cfg) -> int:
+    "Registers a thread for the model: its accumulators and about 100 more (ptxas: the machine code below), ≤ 255."
+    return min(255, cfg.WM * cfg.WN // 32 * (2 if "PROMOTE" in cfg else 1) + 100)
+
 def _fast_spec(name, factory, defaults, precision, tiles, description):
     return register(FastTensorCoreSpec(
         name, "16a_tensor_cores_fast", factory, defaults, block=lambda cfg: (fast_threads(cfg),),
         constraints=FAST_CONSTRAINTS, dynamic_smem=lambda cfg, m, n, k: _smem(cfg),
         jit_options=lambda cfg: dict(launch_bounds=(fast_threads(cfg), 1)),
-        general=lambda **cfg: factory(**cfg, VEC=False), offers=fast_offers(tiles),
-        registers=lambda cfg: 255,         # ptxas takes most of what launch_bounds leaves (the machine code below)
+        general=lambda **cfg: factory(**cfg, VEC=False), offers=fast_offers(tiles), registers=fast_registers,
         cost=fast_seconds, precision=precision, description=description))
 
 tensorcore_tf32_fast_spec = _fast_spec(
