@@ -59,7 +59,8 @@ def test_b_swizzle_is_a_permutation_and_fragment_loads_meet_no_bank_twice(BN):
     for ks in range(4):                                   # lane (g, t) reads row 8·ks + t (+4), column n0 + g
         for n0 in range(0, BN, 8):
             for plus in (0, 4):
-                banks = {(b_slot(8 * ks + t + plus, (n0 + g) // 4) + (n0 + g) % 4) % 32 for g in range(8) for t in range(4)}
+                banks = {(b_slot(8 * ks + t + plus, (n0 + g) // 4) + (n0 + g) % 4) % 32
+                         for g in range(8) for t in range(4)}
                 assert len(banks) == 32
 
 

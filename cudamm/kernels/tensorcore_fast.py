@@ -7,7 +7,8 @@ Docs: https://cudamm.github.io/cudamm/tensor_cores_fast.html.md"""
 # %% auto #0
 __all__ = ['MMA_CEILING_TFLOPS', 'FAST_CONSTRAINTS', 'PRODUCTS', 'tensorcore_tf32_fast_spec', 'tensorcore_tf32x3_fast_spec',
            'fast_threads', 'swizzles', 'zeros4', 'tile_copier', 'result_writer', 'block_origin', 'tensorcore_fast',
-           'FastTensorCoreSpec', 'tensorcore_tf32_fast', 'tensorcore_tf32x3_fast', 'fast_offers', 'fast_seconds']
+           'FastTensorCoreSpec', 'tensorcore_tf32_fast', 'tensorcore_tf32x3_fast', 'fast_offers', 'fast_seconds',
+           'fast_registers']
 
 # %% ../../nbs/16a_tensor_cores_fast.ipynb #a16a0004
 import dataclasses
@@ -105,7 +106,7 @@ def _as_is(x): return x, float32(0)                          # TF32: truncated b
 
 # %% ../../nbs/16a_tensor_cores_fast.ipynb #a16a0018
 def tensorcore_fast(BM, BN, BK, WM, WN, STAGES=3, GM=8, X3=False, ROUND=True, PROMOTE=4, VEC=True):
-    "Chapter 16a's kernel: TF32 (`X3=False`, rounded if `ROUND`) or 3xTF32 with its sums promoted every PROMOTE k-steps."
+    "Chapter 16a's kernel: TF32 (`X3=False`; rounded if `ROUND`) or 3xTF32, its sums promoted every PROMOTE k-steps."
     THREADS = fast_threads(Config(BM=BM, BN=BN, WM=WM, WN=WN))
     MT, NT, KS = WM // 16, WN // 8, BK // 8                    # a warp: MT×NT mma tiles; k-steps a tile
     STAGE, WAIT, EVERY = (BM + BN) * BK, STAGES - 2, max(1, PROMOTE // KS)
@@ -194,7 +195,8 @@ FAST_CONSTRAINTS = (
      lambda c: _smem(c) <= COURSE_GPU.smem_per_block),
     ("accumulators in registers: WM·WN/32 a thread, twice for 3xTF32, at most 128",
      lambda c: c.WM * c.WN // 32 * (2 if "PROMOTE" in c else 1) <= 128),
-    ("3xTF32 promotes at the end of a tile: PROMOTE a multiple of BK/8", lambda c: c.get("PROMOTE", 8) % (c.BK // 8) == 0))
+    ("3xTF32 promotes at the end of a tile: PROMOTE a multiple of BK/8",
+     lambda c: c.get("PROMOTE", 8) % (c.BK // 8) == 0))
 
 @dataclasses.dataclass(eq=False)
 class FastTensorCoreSpec(AlignedKernelSpec, TensorCoreSpec):
@@ -230,13 +232,16 @@ def fast_seconds(cfg, m: int, n: int, k: int, model) -> float:
     share = TILE_EFFICIENCY.get((cfg.BM, cfg.BN), min(TILE_EFFICIENCY.values()))
     return model.waves(cdiv(k, cfg.BK) * cfg.BK, share * ceiling)
 
+def fast_registers(cfg) -> int:
+    "Registers a thread for the model: its accumulators and about 100 more (ptxas: the machine code below), ≤ 255."
+    return min(255, cfg.WM * cfg.WN // 32 * (2 if "PROMOTE" in cfg else 1) + 100)
+
 def _fast_spec(name, factory, defaults, precision, tiles, description):
     return register(FastTensorCoreSpec(
         name, "16a_tensor_cores_fast", factory, defaults, block=lambda cfg: (fast_threads(cfg),),
         constraints=FAST_CONSTRAINTS, dynamic_smem=lambda cfg, m, n, k: _smem(cfg),
         jit_options=lambda cfg: dict(launch_bounds=(fast_threads(cfg), 1)),
-        general=lambda **cfg: factory(**cfg, VEC=False), offers=fast_offers(tiles),
-        registers=lambda cfg: 255,         # ptxas takes most of what launch_bounds leaves (the machine code below)
+        general=lambda **cfg: factory(**cfg, VEC=False), offers=fast_offers(tiles), registers=fast_registers,
         cost=fast_seconds, precision=precision, description=description))
 
 tensorcore_tf32_fast_spec = _fast_spec(
