@@ -19,7 +19,7 @@ from .inspect import inspect, ptxas_info, resolve, sass_lines
 
 # %% ../nbs/99_model.ipynb #d1f032d7
 MACHINES = {      # per GPU of `KNOWN_GPUS`; `source`: derived from widths and clocks, or measured (and where)
-    "H100": dict(dram_gbs=3033.9, l2_gbs=None,
+    "H100": dict(dram_gbs=3034.8, l2_gbs=None,
                  source=dict(fp32="derived", smem="derived", dram="measured copy, results/h100/shapes",
                              l2="not measured yet: benchmarks/experiments/roofs/run.py measures it")),
     "H200": dict(dram_gbs=4289.9, l2_gbs=None,

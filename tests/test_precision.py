@@ -47,14 +47,18 @@ def test_names_order_and_promises():
     assert TOLERANCE["tf32"] == 5e-3 and TOLERANCE["tf32x3"] == TOLERANCE["ieee"] == 1e-5
     with pytest.raises(ValueError, match="pass one of 'ieee', 'tf32x3', 'tf32'"): check_precision("bf16")
     assert all(spec.precision in PRECISIONS for spec in REGISTRY.values())
-    assert {nm for nm, s in REGISTRY.items() if s.precision != "ieee"} == {"tensorcore_tf32", "tensorcore_tf32x3"}
+    assert {nm for nm, s in REGISTRY.items() if s.precision != "ieee"} == {          # chapters 16 and 16a
+        "tensorcore_tf32", "tensorcore_tf32x3", "tensorcore_tf32_fast", "tensorcore_tf32x3_fast"}
 
 
 def test_candidates_are_the_kernels_that_keep_the_promise():
     names = {p: {nm for nm, _ in dispatch.candidates(300, 200, 100, p)} for p in PRECISIONS}
     assert names["ieee"] == {"pipelined", "splitk"}                   # as before precisions: no tensor cores
-    assert names["tf32x3"] == names["ieee"] | {"tensorcore_tf32x3"}
-    assert names["tf32"] == names["ieee"] | {"tensorcore_tf32x3", "tensorcore_tf32"}
+    promise = {nm: s.precision for nm, s in REGISTRY.items()}
+    assert names["tf32x3"] > names["ieee"] | {"tensorcore_tf32x3"}
+    assert {promise[nm] for nm in names["tf32x3"] - names["ieee"]} == {"tf32x3"}
+    assert names["tf32"] > names["tf32x3"] | {"tensorcore_tf32"}
+    assert {promise[nm] for nm in names["tf32"] - names["tf32x3"]} == {"tf32"}
     tiles = [c for nm, c in dispatch.candidates(4096, 4096, 4096, "tf32") if nm == "tensorcore_tf32"]
     assert {(c.BM, c.BN) for c in tiles} == {(64, 64), (64, 128), (128, 64), (128, 128)}
     assert {c.BK for c in tiles} == {16, 32} and {(c.WM, c.WN) for c in tiles} >= {(32, 32), (64, 64)}
@@ -74,6 +78,8 @@ def test_the_model_chooses_as_for_a_more_accurate_precision_where_its_kernel_win
     "Where an ieee kernel is predicted fastest for tf32, the shape is chosen as for ieee; a fast tensor core wins."
     from cudamm.kernels import tensorcore
     monkeypatch.setenv("CUDAMM_TABLES", "0"); dispatch.forget()
+    for nm in ("tensorcore_tf32_fast", "tensorcore_tf32x3_fast"):      # chapter 16's kernels alone: slower than ieee's
+        monkeypatch.setattr(REGISTRY[nm], "offers", lambda m, n, k: [])
     try:
         shape = (4096, 4096, 4096)
         ieee = dispatch.choose(*shape, H100)
