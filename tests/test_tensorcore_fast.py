@@ -89,17 +89,16 @@ def test_constraints(name, bad, words):
 def test_spaces_offers_and_cost():
     "Every configuration of the search spaces is valid, dispatch is offered valid tiles, and the model prices the "
     "defaults at the prediction: about TILE_EFFICIENCY[(128, 128)] of the mma ceiling, 3xTF32 a third of TF32."
-    import dataclasses
     from cudamm import dispatch
-    from cudamm.kernels.core import KernelSpec
     from cudamm.kernels.tensorcore_fast import fast_offers
     h100 = dispatch.KNOWN_GPUS["H100"]
-    routed = "precision" in {f.name for f in dataclasses.fields(KernelSpec)}    # dispatch keeps precisions apart
     for name in (TF32, X3):
         spec = get_kernel(name)
         assert len(spec.candidates()) == len(list(spec.space())) > 1
         offered = spec.offers(4096, 4096, 4096)
-        assert bool(offered) == routed and all(spec.check(c) for c in offered)
+        assert offered and all(spec.check(c) for c in offered)
+        assert name in {nm for nm, _ in dispatch.candidates(4096, 4096, 4096, spec.precision)}
+        assert name not in {nm for nm, _ in dispatch.candidates(4096, 4096, 4096, "ieee")}   # never for fp32
     assert all(get_kernel(X3).check(c) for c in fast_offers([(128, 128, 64, 32), (64, 64, 32, 32)])(1, 1, 1))
     tflops = {n: 2 * 4096**3 / dispatch.predict_ms(n, None, 4096, 4096, 4096, h100) / 1e9 for n in (TF32, X3)}
     assert 150 < tflops[TF32] < MMA_CEILING_TFLOPS and 2.5 < tflops[TF32] / tflops[X3] < 3.5, tflops

@@ -18,11 +18,9 @@ from numba import cuda, float32, int64
 from ..utils import cdiv
 from ..intrinsics import u32, u64, sts4, cp_async16, cp_async4, cp_commit, cp_wait, mma_tf32
 from ..intrinsics import ldmatrix_x4, to_tf32_mma, split_tf32
-from .core import COURSE_GPU, Config, KernelSpec, autotune, register
+from .core import COURSE_GPU, Config, autotune, register
 from .warptile import AlignedKernelSpec
 from .pipelined import TILE_EFFICIENCY
-try: from cudamm.kernels.tensorcore import TensorCoreSpec     # chapter 16's: a KernelSpec that has a `precision`
-except ImportError: TensorCoreSpec = KernelSpec               # ... or KernelSpec itself, once every one has it
 
 # %% ../../nbs/16a_tensor_cores_fast.ipynb #a16a0006
 MMA_CEILING_TFLOPS = 254.4    # mma.sync m16n8k8 TF32 from registers only, H100 (chapter 16's ceiling)
@@ -199,7 +197,7 @@ FAST_CONSTRAINTS = (
      lambda c: c.get("PROMOTE", 8) % (c.BK // 8) == 0))
 
 @dataclasses.dataclass(eq=False)
-class FastTensorCoreSpec(AlignedKernelSpec, TensorCoreSpec):
+class FastTensorCoreSpec(AlignedKernelSpec):
     "Chapter 16a's kernels: a precision (chapter 16), and two builds: 16-byte copies for aligned rows, 4-byte ones."
 
 @autotune("BM, BN, WM, WN", [(128, 128, 64, 64), (128, 256, 64, 64), (256, 128, 64, 64), (128, 128, 64, 32),
@@ -219,11 +217,10 @@ def tensorcore_tf32x3_fast(BM, BN, BK, WM, WN, STAGES, PROMOTE, GM=8, VEC=True):
 PRODUCTS = {"tf32": 1, "tf32x3": 3}      # mmas per product: the ceiling of 3xTF32 is a third of the ceiling
 
 def fast_offers(tiles):
-    """`offers(m, n, k)` for dispatch: the block and warp tiles (BM, BN, WM, WN) `tiles` at every shape, where
-    dispatch keeps precisions apart (every KernelSpec has one); else nothing, or an fp32 call could get TF32."""
+    """`offers(m, n, k)` for dispatch: the block and warp tiles (BM, BN, WM, WN) `tiles` at every shape; dispatch
+    offers them only to calls whose precision this kernel keeps (`KernelSpec.precision`, chapter 16)."""
     configs = [dict(BM=bm, BN=bn, WM=wm, WN=wn) for bm, bn, wm, wn in tiles]
-    routed = "precision" in {f.name for f in dataclasses.fields(KernelSpec)}
-    return lambda m, n, k: configs if routed else []
+    return lambda m, n, k: configs
 
 def fast_seconds(cfg, m: int, n: int, k: int, model) -> float:
     """The model's time: waves of block tiles over k in whole BK steps, each at the share of the mma ceiling that
