@@ -15,7 +15,8 @@ import argparse, os, shutil, subprocess, sys, time
 EDGE_SHAPES = [(129, 257, 65), (1, 4096, 7), (33, 65, 17), (130, 7, 300)]
 # Configurations beyond a kernel's defaults that take other code paths: splitk's padded copies (PAD), and the
 # in-kernel slice sums of fewrows and fewcols with many slices (the shipped m = 1 configuration among them).
-VARIANTS = {"splitk": [dict(PAD=True, SPLITK=3), dict(PAD=True, SPLITK=1)],
+# splitk at SPLITK=128: the deepest split dispatch offers (chapter 15), most slices empty at these shapes
+VARIANTS = {"splitk": [dict(PAD=True, SPLITK=3), dict(PAD=True, SPLITK=1), dict(SPLITK=128)],
             "fewrows": [dict(MT=1, NW=4, U=4, SPLITK=16)],
             "fewcols": [dict(SPLITK=8)]}
 
