@@ -9,6 +9,7 @@ follows. Needs a GPU and compute-sanitizer; `pytest -m "gpu and slow"` runs it. 
 
     python tools/sanitize.py                                   # every kernel, the three tools (~8 minutes, H100)
     python tools/sanitize.py --tools memcheck --kernels splitk fewrows --log /tmp/sanitize
+    python tools/sanitize.py --batched                         # the batched descriptions (`warptile[b]`, …), every layout
 """
 import argparse, os, shutil, subprocess, sys, time
 
@@ -33,6 +34,36 @@ def run_kernels(names):
                 check_kernel(spec, *shape, seed=0, config=config, tol=getattr(spec, "tolerance", 1e-5))
 
 
+# Batches (chapter 15, *A batch in one launch*): each generated family's batched description in every layout, with a
+# broadcast operand (a batch of 1 against 3) and without, at odd and aligned sizes; the edge tiles and the slices of k.
+SMALL = dict(BM=32, BN=32, BK=8, WM=32, WN=16, WNITER=1, TM=4, TN=4, MINB=1)
+BATCHED = [("warptile", None), ("doublebuffer", None), ("pipelined", None),
+           ("pipelined", dict(ASYNC=True, STAGES=3, GM=1)), ("splitk", None), ("splitk", dict(SPLITK=3)),
+           ("splitk", dict(SMALL, SPLITK=4, PAD=False))]
+BATCH_SHAPES = [(3, 1, 129, 257, 65), (3, 3, 33, 65, 17), (2, 2, 128, 128, 64), (1, 3, 130, 7, 300)]  # A's, B's count, m, n, k
+
+
+def run_batched():
+    "Every batched description once per layout and shape, after a marker; each result against float64."
+    import numpy as np
+    from cudamm.kernels import get_kernel
+    from cudamm.utils import to_d, to_h
+    rng = np.random.default_rng(0)
+    for name, config in BATCHED:
+        for ta, tb in ((0, 0), (1, 0), (0, 1), (1, 1)):
+            spec = get_kernel(name).for_layout(ta, tb, batched=True)
+            for ba, bb, m, n, k in BATCH_SHAPES:
+                print(f"== {spec.name} {config or 'defaults'} at {(ba, bb, m, n, k)}", flush=True)
+                A, B = rng.standard_normal((ba, m, k), np.float32), rng.standard_normal((bb, k, n), np.float32)
+                a = np.ascontiguousarray(A.transpose(0, 2, 1)) if ta else A   # as stored: k-major A is (count, k, m)
+                b = np.ascontiguousarray(B.transpose(0, 2, 1)) if tb else B
+                c = to_d(np.full((max(ba, bb), m, n), np.nan, np.float32))
+                spec.launch(to_d(a), to_d(b), c, spec.check(config) if config else None)
+                ref = np.matmul(A.astype(np.float64), B.astype(np.float64))
+                err = float(np.abs(to_h(c) - ref).max() / max(np.abs(ref).max(), 1.0))
+                if not err < 1e-5: raise AssertionError(f"{spec.name} {config} at {(ba, bb, m, n, k)}: error {err:.1e}")
+
+
 def attributed(log: str):
     "The kernels (and shapes) under whose marker the sanitizer printed an error."
     current = None
@@ -48,10 +79,11 @@ def main(argv=None):
     p.add_argument("--tools", nargs="+", default=["memcheck", "racecheck", "synccheck"],
                    choices=["memcheck", "racecheck", "synccheck", "initcheck"], help="sanitizer tools (default: three)")
     p.add_argument("--kernels", nargs="+", default=None, help="registered kernel names (default: all)")
+    p.add_argument("--batched", action="store_true", help="the batched descriptions of every layout instead")
     p.add_argument("--log", default=None, help="folder for the full sanitizer logs")
     p.add_argument("--run", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
-    if args.run: return run_kernels(args.kernels)
+    if args.run: return run_batched() if args.batched else run_kernels(args.kernels)
     sanitizer = shutil.which("compute-sanitizer") or "/usr/local/cuda/bin/compute-sanitizer"
     if not os.path.exists(sanitizer): p.error("compute-sanitizer is not installed (it comes with the CUDA toolkit)")
     if args.kernels:
@@ -61,7 +93,8 @@ def main(argv=None):
     if args.log: os.makedirs(args.log, exist_ok=True)
     for tool in args.tools:
         cmd = [sanitizer, "--tool", tool, "--error-exitcode", "99", "--print-limit", "20", "--report-api-errors", "no",
-               sys.executable, __file__, "--run"] + (["--kernels", *args.kernels] if args.kernels else [])
+               sys.executable, __file__, "--run"] + (["--kernels", *args.kernels] if args.kernels else []) \
+              + (["--batched"] if args.batched else [])
         t = time.time()
         out = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS": "0"})
         if args.log: open(os.path.join(args.log, f"sanitize-{tool}.log"), "w").write(out.stdout + out.stderr)
