@@ -286,7 +286,8 @@ class WarptileSource:
             self.compute_tile()
 
     def epilogue(self):
-        "Write the RM×RN results, guarded at the edges."
+        "Write the RM×RN results, guarded at the edges (the general build: through shared memory, `staged_epilogue`)."
+        if not self.VEC and self.NT * self.RN <= self.STAGES * self.SA: return self.staged_epilogue()
         s = self.s
         s("# write the RM×RN results, guarded at the edges")
         for q in range(self.RN // 4):
@@ -300,6 +301,33 @@ class WarptileSource:
                 for q in range(self.RN // 4):
                     xs = ", ".join(f"acc[{r * self.RN + 4 * q + e}]" for e in range(4))
                     s(f"stg4x(rok & (cc{q} < N), vec, c, ro + u64(cc{q}), nc{q}, {xs})")
+
+    def staged_epilogue(self):
+        """The general build's results, one row of every thread tile at a time: each warp puts its lanes' values into
+        a row-major patch of `sA` (16-byte shared stores), then writes the patch's rows to C, 32 neighbouring floats a
+        store. One thread's four 4-byte stores would touch each 32-byte sector four times; a warp's side by side, once."""
+        s, WN, TN, lanes_n = self.s, self.WN, self.TN, self.d["lanes_n"]
+        s("# the results through shared memory, one row of every thread tile at a time: rows off 16-byte boundaries",
+          "# take only 4-byte stores, and a warp's 4-byte stores to neighbouring floats fill whole sectors",
+          f"patch = warp * u32({32 * self.RN})  # this warp's {32 // lanes_n}×{WN} patch of sA",
+          f"put = patch + (lane // u32({lanes_n})) * u32({WN}) + (lane % u32({lanes_n})) * u32({TN})",
+          f"wr0 = u32(bm0 + (warp // u32({self.BN // WN})) * u32({self.WM}))  # the warp tile's first row, column",
+          f"wc0 = u32(bn0 + (warp % u32({self.BN // WN})) * u32({WN}))")
+        for t in range(self.RN):      # the patch's float lane + 32·t: its row (a lane row) and column
+            s(f"pr{t} = (lane + u32({32 * t})) // u32({WN})", f"pc{t} = u32(wc0 + (lane + u32({32 * t})) % u32({WN}))")
+        for wm in range(self.WMITER):
+            for i in range(self.TM):
+                r = wm * self.TM + i
+                s("cuda.syncthreads()  # the last tile, or the previous row, is read")
+                for q in range(self.RN // 4):
+                    wn, j4 = divmod(q, TN // 4)
+                    xs = ", ".join(f"acc[{r * self.RN + 4 * q + e}]" for e in range(4))
+                    s(f"sts4(sA, put + u32({wn * self.WSUBN + j4 * 4}), {xs})")
+                s("cuda.syncthreads()")
+                for t in range(self.RN):
+                    s(f"row = u32(wr0 + u32({wm * self.WSUBM + i}) + pr{t} * u32({self.TM}))",
+                      f"stg4x((row < M) & (pc{t} < N), False, c, {self.C0}u64({self.ROW0}row) * u64(N) + u64(pc{t}), "
+                      f"u32(1), sA[patch + u32({32 * t}) + lane], float32(0), float32(0), float32(0))")
 
 def warptile_source(BM, BN, BK, WM, WN, WNITER, TM, TN, **options) -> str:
     "The Python source of the warptiled kernel `kernel(a, b, c)` for one configuration (`options`: `WarptileSource`'s)."
