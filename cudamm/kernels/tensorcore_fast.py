@@ -223,7 +223,7 @@ def fast_offers(tiles):
     return lambda m, n, k: configs
 
 # the 4-byte build (rows off 16-byte boundaries) ran 1.5–1.6× this model's time at 2047×2049×2051 and 3000×3001×2999
-GENERAL_BUILD_EFFICIENCY = 2 / 3           # (H100, benchmarks/results/h100/tf32x3/suite): a third slower
+GENERAL_BUILD_EFFICIENCY = 2 / 3           # (H100, benchmarks/results/h100/tf32x3/suite_untuned): a third slower
 
 def fast_seconds(cfg, m: int, n: int, k: int, model) -> float:
     """The model's time: waves of block tiles over k in whole BK steps, each at the share of the mma ceiling that
@@ -240,6 +240,7 @@ def fast_registers(cfg) -> int:
     "Registers a thread for the model: its accumulators and about 100 more (ptxas: the machine code below), ≤ 255."
     return min(255, cfg.WM * cfg.WN // 32 * (2 if "PROMOTE" in cfg else 1) + 100)
 
+# %% ../../nbs/16a_tensor_cores_fast.ipynb #a16a0021b
 def _fast_spec(name, factory, defaults, precision, tiles, description):
     return register(FastTensorCoreSpec(
         name, "16a_tensor_cores_fast", factory, defaults, block=lambda cfg: (fast_threads(cfg),),
