@@ -6,7 +6,7 @@ Docs: https://cudamm.github.io/cudamm/model.html.md"""
 
 # %% auto #0
 __all__ = ['MACHINES', 'ROOFS_DIR', 'MEASURED', 'MULTIPLY_ADD', 'COMMITTED', 'machine', 'tiles', 'flop_per_byte', 'loop_mix',
-           'sass_of', 'Prediction', 'predict', 'measured', 'beside']
+           'memory_waits', 'sass_of', 'Prediction', 'predict', 'measured', 'beside']
 
 # %% ../nbs/99_model.ipynb #11e03195
 import dataclasses, json, math, re, tempfile
@@ -19,7 +19,7 @@ from .inspect import inspect, ptxas_info, resolve, sass_lines
 
 # %% ../nbs/99_model.ipynb #d1f032d7
 MACHINES = {      # per GPU of `KNOWN_GPUS`; `source`: derived from widths and clocks, or measured (and where)
-    "H100": dict(dram_gbs=3034.8, l2_gbs=None,
+    "H100": dict(dram_gbs=3035.9, l2_gbs=None,
                  source=dict(fp32="derived", smem="derived", dram="measured copy, results/h100/shapes",
                              l2="not measured yet: benchmarks/experiments/roofs/run.py measures it")),
     "H200": dict(dram_gbs=4289.9, l2_gbs=None,
@@ -64,23 +64,49 @@ def flop_per_byte(tile) -> float:
 # %% ../nbs/99_model.ipynb #8b04aae8
 MULTIPLY_ADD = {"float32": ("FFMA", r"^FFMA\b"), "float64": ("DADD", r"^D(ADD|FMA)\b")}   # name, opcodes
 
+def _k_loop(lines, mad) -> tuple | None:
+    "(first, last) line of the k loop: of the innermost loops holding multiply-adds, the one with the most; or None."
+    labels, loops = {}, []
+    for i, (op, arg) in enumerate(lines):
+        if op == "label": labels[arg] = i
+        elif op.startswith("BRA") and (target := re.search(r"(\.L\w+)", arg)) and target[1] in labels:
+            mads = sum(1 for o, _ in lines[labels[target[1]]:i + 1] if mad.match(o))
+            if mads: loops.append((labels[target[1]], i, mads))
+    inner = [l for l in loops if not any(o != l and l[0] <= o[0] and o[1] <= l[1] for o in loops)]
+    return max(inner, key=lambda l: l[2])[:2] if inner else None        # the first of the largest
+
 def loop_mix(lines, accumulator: str = "float32") -> dict:
     """Instructions and multiply-adds of the k loop in `lines` (SASS as `sass_lines` gives it): of the innermost loops
     that hold multiply-adds (a loop around another one runs its own body far less often), the one with the most."""
     name, mad = MULTIPLY_ADD[accumulator][0], re.compile(MULTIPLY_ADD[accumulator][1])
     ops = [op for op, _ in lines if op != "label"]
     whole = dict(instructions=len(ops), multiply_adds=sum(1 for op in ops if mad.match(op)), op=name, loop=False)
-    labels, loops = {}, []
-    for i, (op, arg) in enumerate(lines):
-        if op == "label": labels[arg] = i
-        elif op.startswith("BRA") and (target := re.search(r"(\.L\w+)", arg)) and target[1] in labels:
-            body = [o for o, _ in lines[labels[target[1]]:i + 1] if o != "label"]     # the closing branch included
-            mads = sum(1 for o in body if mad.match(o))
-            if mads: loops.append((labels[target[1]], i, len(body), mads))
-    inner = [l for l in loops if not any(o != l and l[0] <= o[0] and o[1] <= l[1] for o in loops)]
-    if not inner: return whole                          # no loop: the whole kernel runs once
-    _, _, n, mads = max(inner, key=lambda l: l[3])      # the first of the largest
-    return {**whole, "instructions": n, "multiply_adds": mads, "loop": True}
+    if (loop := _k_loop(lines, mad)) is None: return whole      # no loop: the whole kernel runs once
+    body = [op for op, _ in lines[loop[0]:loop[1] + 1] if op != "label"]     # the closing branch included
+    return {**whole, "instructions": len(body), "multiply_adds": sum(1 for op in body if mad.match(op)),
+            "loop": True}
+
+def _registers(text: str) -> list[int]: return [int(r) for r in re.findall(r"\bR(\d+)\b", text)]
+
+def memory_waits(lines, accumulator: str = "float32") -> int:
+    """How many times one trip of the k loop waits for global memory: a global load issued in round r, read by a
+    later instruction of the trip, starts round r + 1 there (loads issued together cost one wait). Registers are
+    followed by number; a 16-byte load fills four, an instruction that writes a register ends its wait."""
+    loop = _k_loop(lines, re.compile(MULTIPLY_ADD[accumulator][1]))
+    lo, hi = loop if loop else (0, len(lines) - 1)
+    rounds, loaded = 0, {}                                  # loaded: register -> the round its load was issued in
+    for op, arg in lines[lo:hi + 1]:
+        if op == "label": continue
+        dest, *srcs = arg.split(",")
+        if op.startswith("ST"): srcs, dest = [dest, *srcs], ""       # a store reads all its operands
+        rounds = max([rounds] + [loaded[r] + 1 for t in srcs for r in _registers(t) if r in loaded])
+        first = _registers(dest)[:1]
+        if op.startswith("LDG"):
+            width = 4 if ".128" in op else 2 if ".64" in op else 1
+            loaded.update({first[0] + j: rounds for j in range(width)} if first else {})
+        else:
+            for r in first: loaded.pop(r, None)
+    return rounds
 
 def sass_of(kernel, config=None, cc=(9, 0)) -> list:
     "The SASS of one configuration as (opcode, operands) pairs, compiled on the CPU (`inspect`, then `ptxas`, `nvdisasm`)."

@@ -450,14 +450,23 @@ class FewRowsSource:
             if not full: s(f"xb{u} = ldg4x(kk + u32({u}) < kend, vec, b, {at}, u32(0), nb)")
             elif self.VEC: s(f"xb{u} = ldg4x(True, vec, b, {at}, u32(0), u32(4))")
             else: s(f"xb{u} = ldg4c(b, {at}, nb - u32(1))")
+        # Several rows: all of A's loads before the first multiply-add, so that a step waits for memory about once,
+        # not once a row (sm_90 machine code, MT=8: 12 waits a step before, 2 after). One row keeps its order.
+        loads_first = MT > 1
         for i in range(MT):
             for q in range(U // 4):
                 hi = "u32(4)" if full else f"u32(min(kend - min(kk + u32({4 * q}), kend), u32(4)))"
-                s(f"xa = ldg4x(True, vec, a, ar{i} + u64(kk + u32({4 * q})), u32(0), {hi})")
-                for e in range(4):
-                    u = 4 * q + e
-                    s(f"acc{i} = (acc{i}[0] + xa[{e}] * xb{u}[0], acc{i}[1] + xa[{e}] * xb{u}[1], "
-                      f"acc{i}[2] + xa[{e}] * xb{u}[2], acc{i}[3] + xa[{e}] * xb{u}[3])")
+                s(f"xa{i}_{q} = ldg4x(True, vec, a, ar{i} + u64(kk + u32({4 * q})), u32(0), {hi})")
+                if not loads_first: self.multiply_adds(i, range(4 * q, 4 * q + 4))
+        if loads_first:
+            for i in range(MT): self.multiply_adds(i, range(U))
+
+    def multiply_adds(self, i: int, us):
+        "Row i of C's four sums += A[i, k+u] · B[k+u, four columns], for u in `us` (in order: the same bits)."
+        for u in us:
+            xa = f"xa{i}_{u // 4}[{u % 4}]"
+            self.s(f"acc{i} = (acc{i}[0] + {xa} * xb{u}[0], acc{i}[1] + {xa} * xb{u}[1], "
+                   f"acc{i}[2] + {xa} * xb{u}[2], acc{i}[3] + {xa} * xb{u}[3])")
 
 # %% ../../nbs/15_every_shape.ipynb #bcbb1819
 @autotune("MT", [1, 2, 4, 8, 16])

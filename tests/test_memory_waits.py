@@ -1,0 +1,44 @@
+"""How often the k loop waits for memory, read off sm_90 machine code without a GPU (`cudamm.model.memory_waits`):
+`fewrows` issues all of a step's loads before its first multiply-add, so that a step of its general build (rows off
+16-byte boundaries, the tiny odd shapes of the random suite) waits about once, not once a row of A. Compiled in a
+process with the simulator off (the simulator has no `compile_ptx`)."""
+import json, os, subprocess, sys
+
+import pytest
+
+CODE = """
+import json, sys, tempfile
+from pathlib import Path
+from numba import cuda
+from cudamm import compat
+from cudamm.kernels import get_kernel
+from cudamm.inspect import ptxas_info, sass_lines
+from cudamm.model import memory_waits
+spec, out = get_kernel("fewrows"), []
+for mt, nw, u in json.loads(sys.argv[1]):
+    cfg = spec.check(dict(MT=mt, NW=nw, U=u, SPLITK=2))
+    with compat.fast_inlining():
+        ptx, _ = cuda.compile_ptx(spec.general(**cfg), spec.signature(cfg), cc=(9, 0))
+    with tempfile.TemporaryDirectory() as d:
+        ptxas_info(ptx, (9, 0), str(Path(d) / "k.cubin"))
+        out.append(memory_waits(sass_lines(str(Path(d) / "k.cubin"))))
+print(json.dumps(out))
+"""
+
+SEVERAL_ROWS = [(4, 4, 4), (8, 8, 4), (8, 8, 8), (16, 4, 8)]     # (MT, NW, U): 4 to 16 rows of C a block
+
+
+@pytest.fixture(scope="module")
+def waits():
+    env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "0"}
+    done = subprocess.run([sys.executable, "-c", CODE, json.dumps(SEVERAL_ROWS)], capture_output=True, text=True,
+                          env=env, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return dict(zip(SEVERAL_ROWS, json.loads(done.stdout.splitlines()[-1])))
+
+
+@pytest.mark.parametrize("config", SEVERAL_ROWS, ids=str)
+def test_a_fewrows_step_waits_for_memory_at_most_twice(waits, config):
+    "Before its loads came first, the general build of MT=8, NW=8, U=4 waited 12 times a step (U=8: 27)."
+    assert 1 <= waits[config] <= 2, (f"fewrows {config}: its k loop waits {waits[config]} times for memory; the "
+                                     "step's loads should all be issued before its first multiply-add")
