@@ -110,11 +110,18 @@ def test_tables_hold_entries_per_precision(own_tables):
 
 
 def test_shipped_tables_read_as_before():
-    "A table from before precisions: its `entries` are ieee's; it has none of the others."
+    """A table's `entries` are ieee's; a precision without entries of its own (the H200's table, from before
+    precisions) reads empty, and the H100's tf32 and tf32x3 entries (`cudamm-tune --precision`) serve their own."""
     for gpu in ("NVIDIA H100 80GB HBM3", "NVIDIA H200"):
         path = shipped_table_path(gpu)
         doc = json.loads(path.read_text())
-        assert len(read_table(path)) == len(doc["entries"]) > 0 and read_table(path, "tf32") == {}
+        assert len(read_table(path)) == len(doc["entries"]) > 0
+        for precision in ("tf32", "tf32x3"):
+            entries = read_table(path, precision)
+            assert len(entries) == len(doc.get(f"entries_{precision}", []))
+            assert all(get_kernel(e["kernel"]).precision in ("ieee", precision) for e in entries.values())
+    assert read_table(shipped_table_path("NVIDIA H200"), "tf32") == {}
+    assert len(read_table(shipped_table_path("NVIDIA H100 80GB HBM3"), "tf32x3")) > 0
 
 
 def test_matmul_runs_the_kernel_of_each_precision(own_tables):

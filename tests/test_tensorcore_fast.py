@@ -1,6 +1,7 @@
 """Chapter 16a's fast tensor-core kernels: simulator numerics against float64 at odd shapes (aligned rows through the
 16-byte copies, unaligned ones through the 4-byte build), the swizzles (bijections, no bank met twice), the
-intrinsics they use, their constraints and place in dispatch, and their machine code for sm_80 and sm_90."""
+intrinsics they use, their constraints and place in dispatch, their split of k (chapter 15's slices, added in a fixed
+order), and their machine code for sm_80 and sm_90."""
 import json
 from pathlib import Path
 
@@ -39,6 +40,32 @@ def test_rounding_by_one_add_beats_truncation():
 ], ids=["aligned", "unaligned"])
 def test_tf32x3_has_fp32_error(shape, config):
     check_kernel(get_kernel(X3), *shape, tol=1e-6, config={**TINY, **config}, seed=sum(shape))
+
+
+@pytest.mark.parametrize("name", [TF32, X3])
+@pytest.mark.parametrize("shape, split", [
+    ((33, 17, 100), 3),                                  # unaligned rows, slices of 48, 48 and 4 of k
+    ((40, 64, 200), 2),                                  # aligned rows, two block rows
+    ((9, 12, 20), 4),                                    # slices of 16 and 4; the last two empty: zeros
+], ids=["unaligned", "aligned", "empty slices"])
+def test_split_k_slices_add_up(name, shape, split):
+    "SPLITK slices of k into a workspace, added by `sum_slices`: the same error as one slice, against float64."
+    spec = get_kernel(name)
+    config = {**TINY, **(dict(PROMOTE=4) if name == X3 else {}), "SPLITK": split}
+    err = check_kernel(spec, *shape, tol=spec.tolerance, config=config, seed=sum(shape))
+    assert (err > 1e-5) if name == TF32 else (err < 1e-6)
+
+
+def test_a_long_k_is_split():
+    "Few tiles of C over a long k: the model offers the tensor-core kernels' splits, and takes one for each precision."
+    from cudamm import dispatch
+    h100 = dispatch.KNOWN_GPUS["H100"]
+    for name in (TF32, X3):
+        spec = get_kernel(name)
+        assert {c["SPLITK"] for c in spec.offers(256, 256, 65536)} > {1, 32}
+        assert {c["SPLITK"] for c in spec.offers(4096, 4096, 256)} == {1}       # a short k keeps one slice
+        choice = dispatch.model_choice(256, 256, 65536, h100, spec.precision)
+        assert choice.kernel == name and choice.config.SPLITK > 1, choice
 
 
 @pytest.mark.parametrize("BK", [16, 32, 64])

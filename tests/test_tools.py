@@ -81,9 +81,10 @@ def test_gpu_tools_refuse_without_a_gpu(name, args, says):
 
 def test_table_from_log_rebuilds_the_shipped_tables(tmp_path):
     "The shipped tables are the tool's output from the committed tuning logs, byte for byte."
+    printed = {"h100": ["--printed", str(ROOT / "benchmarks" / "results" / "h100" / "tf32x3" / "tune_output.txt")]}
     for gpu, table in (("h100", "nvidia_h100_80gb_hbm3.json"), ("h200", "nvidia_h200.json")):
         logs = [ROOT / "benchmarks" / "results" / gpu / "shapes" / f for f in ("tune_log.json", "tune_log_pad.json")]
-        out = tool("table_from_log.py", *map(str, logs), str(tmp_path / table))
+        out = tool("table_from_log.py", *map(str, logs), str(tmp_path / table), *printed.get(gpu, []))
         assert out.returncode == 0 and "32 shapes" in out.stdout, out.stderr[-1000:]
         assert (tmp_path / table).read_bytes() == (ROOT / "cudamm" / "tables" / table).read_bytes(), table
 
@@ -101,6 +102,22 @@ def test_table_from_log_keeps_each_shapes_fastest_verified():
     assert (e["kernel"], e["config"], e["ms"], e["cublas_ms"]) == ("splitk", dict(BM=64), 0.9, 1.0)
     assert e["shape"] == [64, 64, 64]
     assert doc["gpu"] == "made-up GPU"
+
+
+def test_table_from_log_reads_the_lines_cudamm_tune_printed():
+    "Each line under its `# cudamm-tune --precision P` header, cuBLAS's time from the percentage; none without one."
+    t = load(ROOT / "tools" / "table_from_log.py", "table_from_log")
+    text = ("# cudamm-tune --precision tf32x3 --top 6\n"
+            "4×4096×4096: fewrows MT=4, NW=4, U=8, SPLITK=16  0.0285 ms (238% of cuBLAS)\n"
+            "# cudamm-tune --precision tf32\n"
+            "128×128×128: tensorcore_tf32_fast BM=64, BN=64, BK=32, GM=8, ROUND=True  0.0064 ms (137% of cuBLAS)\n")
+    got = t.entries_from_printed(text)
+    [x3], [tf32] = got["tf32x3"], got["tf32"]
+    assert (x3["shape"], x3["kernel"], x3["config"], x3["ms"], x3["cublas_ms"]) == (
+        [4, 4096, 4096], "fewrows", dict(MT=4, NW=4, U=8, SPLITK=16), 0.0285, 0.0678)
+    assert tf32["config"]["ROUND"] is True and tf32["cublas_ms"] == 0.0088
+    with pytest.raises(ValueError, match="no `# cudamm-tune --precision P` line"):
+        t.entries_from_printed(text.split("\n", 1)[1].split("#")[0])
 
 
 def test_sanitize_attributes_reports_to_kernels():

@@ -16,10 +16,13 @@ import argparse, os, shutil, subprocess, sys, time
 EDGE_SHAPES = [(129, 257, 65), (1, 4096, 7), (33, 65, 17), (130, 7, 300)]
 # Configurations beyond a kernel's defaults that take other code paths: splitk's padded copies (PAD), and the
 # in-kernel slice sums of fewrows and fewcols with many slices (the shipped m = 1 configuration among them).
-# splitk at SPLITK=128: the deepest split dispatch offers (chapter 15), most slices empty at these shapes
+# splitk at SPLITK=128: the deepest split dispatch offers (chapter 15), most slices empty at these shapes. Chapter
+# 16a's tensor-core kernels split k too (slices into a workspace, then `sum_slices`); fewrows with several rows of A.
 VARIANTS = {"splitk": [dict(PAD=True, SPLITK=3), dict(PAD=True, SPLITK=1), dict(SPLITK=128)],
-            "fewrows": [dict(MT=1, NW=4, U=4, SPLITK=16)],
-            "fewcols": [dict(SPLITK=8)]}
+            "fewrows": [dict(MT=1, NW=4, U=4, SPLITK=16), dict(MT=8, NW=8, U=4, SPLITK=2)],
+            "fewcols": [dict(SPLITK=8)],
+            "tensorcore_tf32_fast": [dict(SPLITK=3)],
+            "tensorcore_tf32x3_fast": [dict(SPLITK=4)]}
 
 
 def run_kernels(names):
