@@ -176,10 +176,15 @@ def lookup(table: dict, dev: Device, leave_out: bool = False) -> Callable:
 # %% ../nbs/15a_dispatch.ipynb #a59c6d18
 def shortlist(m: int, n: int, k: int, dev: Device, top: int = 8, precision: str = "ieee") -> list[tuple[str, Config]]:
     """What `cudamm-tune` times: the model's `top` candidates at `precision` and the best 2 of each kernel (so a kernel
-    that offers one configuration, like chapter 14's default, is always timed)."""
+    that offers one configuration, like chapter 14's default, is always timed), then what the kernels explore there
+    (`KernelSpec.explores`: configurations only a measurement ranks)."""
     ranked = sorted(candidates(m, n, k, precision), key=lambda c: predict_ms(*c, m, n, k, dev))
     keep = ranked[:top]
     for name in dict.fromkeys(nm for nm, _ in ranked): keep += [c for c in ranked if c[0] == name][:2]
+    for name, spec in REGISTRY.items():
+        if serves(spec.precision, precision):
+            for cfg in spec.explores(m, n, k):
+                with contextlib.suppress(ValueError): keep.append((name, spec.check(cfg)))
     out = []
     for c in keep:
         if c not in out: out.append(c)

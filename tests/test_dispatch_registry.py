@@ -2,7 +2,8 @@
 its cost (`KernelSpec.offers`, `registers`, `cost`); dispatch names no kernel; its decisions are those recorded
 (`tests/data/dispatch_before.json`, made by `tests/dispatch_record.py`): first before it looped over the registry,
 again where a change of the decisions was the point (issue 29: `table_choice` between a table's entries, splits of
-k past 32 for a very long k, `fewcols` to n = 8)."""
+k past 32 for a very long k, `fewcols` to n = 8; then only the tuner's shortlists, when `KernelSpec.explores` gave
+them chapter 14's pipeline on small tiles)."""
 import io, json, math, re, tokenize
 from pathlib import Path
 
@@ -93,6 +94,25 @@ def test_a_cheap_kernel_wins_among_all_and_matmul_runs_it(registered, monkeypatc
     rng = np.random.default_rng(0)
     a, b = rng.standard_normal((20, 7), dtype=np.float32), rng.standard_normal((7, 8), dtype=np.float32)
     np.testing.assert_allclose(matmul(a, b), a.astype(np.float64) @ b, rtol=1e-5, atol=1e-5)
+
+
+def test_what_a_kernel_explores_is_timed_by_the_tuner_and_never_chosen_by_the_model(registered):
+    "`explores`: configurations `cudamm-tune`'s shortlist adds (checked; a broken one left out); the model never picks."
+    h100 = dispatch.KNOWN_GPUS["H100"]
+    toy = registered(_toy(explores=lambda m, n, k: [dict(BLOCK=8), dict(BLOCK=0)], cost=lambda *a: 1e-12))
+    assert ("toy", toy.check(dict(BLOCK=8))) in dispatch.shortlist(40, 30, 20, h100)
+    assert "toy" not in {name for name, _ in dispatch.shortlist(40, 30, 20, h100, precision="tf32")} - {"toy"}
+    assert "toy" not in {name for name, _ in dispatch.candidates(40, 30, 20)}
+    assert dispatch.model_choice(40, 30, 20, h100).kernel != "toy"
+
+
+def test_small_squares_explore_chapter_14s_pipeline_on_small_tiles():
+    "Fewer 128×128 tiles than SMs: the tuner also times the cp.async pipeline on 32×32 to 64×64 tiles; big ones not."
+    h100 = dispatch.KNOWN_GPUS["H100"]
+    piped = [c for name, c in dispatch.shortlist(256, 256, 256, h100) if name == "pipelined" and c.ASYNC]
+    assert {(c.BM, c.BN) for c in piped} == {(32, 32), (64, 32), (64, 64)} and {c.STAGES for c in piped} == {3, 4}
+    assert not [c for name, c in dispatch.shortlist(4096, 4096, 4096, h100) if name == "pipelined" and c.ASYNC]
+    assert dispatch.model_choice(256, 256, 256, h100).config not in piped
 
 
 def test_a_kernel_that_offers_nothing_is_chosen_by_a_table_only(tmp_path, monkeypatch):

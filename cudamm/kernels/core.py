@@ -204,6 +204,8 @@ class KernelSpec:
     # its place in dispatch (chapter 15a; the model: appendix 98). A kernel that offers nothing is never the model's
     # choice; a table entry naming it still works.
     offers: Callable = _offers_nothing          # (m, n, k) -> configurations (dicts) the model may choose for m×n×k
+    explores: Callable = _offers_nothing        # (m, n, k) -> configurations only a measurement ranks: `cudamm-tune`
+                                                #   times them, the model never chooses them (a table entry may)
     registers: Callable = _registers_not_counted   # config -> registers per thread the model assumes (0: not counted)
     cost: Callable = _waves_over_k              # (config, m, n, k, model) -> the model's seconds, less one launch
     # how it reads its operands (chapter 15): True where its factory takes `A_KMAJOR` / `B_NMAJOR`, i.e. it can read A

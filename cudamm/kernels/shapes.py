@@ -9,7 +9,7 @@ __all__ = ['TILES', 'SPLITS', 'SUM_THREADS', 'SUM_SIGNATURE', 'FIXUP_SIGNATURE',
            'copy_padded', 'SPLITK_CONSTRAINTS', 'DEEP_SPLITS', 'splitk_spec', 'fewrows_spec', 'fewcols_spec',
            'SplitKSource', 'splitk_source', 'tile_config', 'splitk', 'sum_geometry', 'workspace', 'counters',
            'add_slices_in_last_block', 'SplitKSpec', 'copy_geometry', 'padded', 'PadSpec', 'split_sums_seconds',
-           'FewRowsSource', 'fewrows', 'FewColsSource', 'fewcols']
+           'small_pipelines', 'FewRowsSource', 'fewrows', 'FewColsSource', 'fewcols']
 
 # %% ../../nbs/15_every_shape.ipynb #e9c44087
 import collections, contextlib, dataclasses, functools, threading
@@ -21,7 +21,7 @@ from numba import cuda, float32, uint32
 from .. import compat
 from ..utils import cdiv, simulating
 from ..intrinsics import namespace, compile_source, source_name
-from .core import (MAX_GRID_Y, MAX_STATIC_SMEM, SIGNATURE, Geometry, KernelSpec, autotune,
+from .core import (COURSE_GPU, MAX_GRID_Y, MAX_STATIC_SMEM, SIGNATURE, Geometry, KernelSpec, autotune,
                                  cover_by_columns, driver_launch, get_kernel, register, rows_aligned, space_of)
 from .warptile import (WARPTILE_CONSTRAINTS, AlignedKernelSpec, WarptileSource, SourceLines, warptile_threads,
                                      warptile_jit_options, LAYOUT_CONSTRAINTS)
@@ -389,6 +389,18 @@ splitk_spec = register(PadSpec(
     reads_transposed=True, layout_constraints=LAYOUT_CONSTRAINTS,   # A_KMAJOR, B_NMAJOR: this chapter's last section
     reads_batch=True,                                               # BATCH: this chapter's last section
     description="chapter 09's kernel on any block tile, k split into SPLITK slices added in a fixed order"))
+
+# %% ../../nbs/15_every_shape.ipynb #5a11p1pe
+def small_pipelines(m: int, n: int, k: int) -> list[dict]:
+    """Chapter 14's `cp.async` pipeline on this chapter's small tiles, where C makes fewer 128×128 tiles than the
+    course GPU has SMs: few k-steps a block, each a wait for memory unless stages hide it (Triton's edge at the small
+    squares). The model prices a pipeline as the same tile without one, so `cudamm-tune` measures them instead
+    (`KernelSpec.explores`, chapter 15a's `shortlist`)."""
+    if cdiv(m, 128) * cdiv(n, 128) >= COURSE_GPU.sms: return []
+    return [tile_config(tile, BK=16, STAGES=stages, ASYNC=True, GM=1, DYN=False)
+            for tile in ("32x32", "64x32", "64x64") for stages in (3, 4)]
+
+get_kernel("pipelined").explores = small_pipelines      # chapter 14's kernel, on this chapter's tiles
 
 # %% ../../nbs/15_every_shape.ipynb #087341cd
 class FewRowsSource:
