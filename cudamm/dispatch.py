@@ -42,12 +42,13 @@ _all_ = ["FED_THREADS", "LAUNCH_US", "MOVED_TO_KERNELS", "STREAM_EFFICIENCY", "S
          "nearest_entry", "quarter_octaves_apart"]
 
 # %% ../nbs/15a_dispatch.ipynb #087caeff
-def candidates(m: int, n: int, k: int, precision: str = "ieee") -> list[tuple[str, Config]]:
-    "Every (kernel, configuration) the model may pick for m×n×k: what each kernel serving `precision` offers, checked."
+def candidates(m: int, n: int, k: int, precision: str = "ieee", hook: str = "offers") -> list[tuple[str, Config]]:
+    """Every (kernel, configuration) the model may pick for m×n×k: what each kernel serving `precision` offers, checked
+    (`hook="explores"`: what they explore there instead, for the tuner)."""
     out = []
     for name, spec in REGISTRY.items():
         if not serves(spec.precision, precision): continue
-        for cfg in spec.offers(m, n, k):
+        for cfg in getattr(spec, hook)(m, n, k):
             try: out.append((name, spec.check(cfg)))
             except ValueError: pass                    # one that breaks a constraint is not a candidate
     return out
@@ -181,10 +182,7 @@ def shortlist(m: int, n: int, k: int, dev: Device, top: int = 8, precision: str 
     ranked = sorted(candidates(m, n, k, precision), key=lambda c: predict_ms(*c, m, n, k, dev))
     keep = ranked[:top]
     for name in dict.fromkeys(nm for nm, _ in ranked): keep += [c for c in ranked if c[0] == name][:2]
-    for name, spec in REGISTRY.items():
-        if serves(spec.precision, precision):
-            for cfg in spec.explores(m, n, k):
-                with contextlib.suppress(ValueError): keep.append((name, spec.check(cfg)))
+    keep += candidates(m, n, k, precision, hook="explores")
     out = []
     for c in keep:
         if c not in out: out.append(c)
