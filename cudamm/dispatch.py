@@ -6,13 +6,13 @@ Docs: https://cudamm.github.io/cudamm/dispatch.html.md"""
 
 # %% auto #0
 __all__ = ['NEAR', 'KEEP_MEASURED', 'candidates', 'Choice', 'model_choice', 'tables_on', 'table_choice', 'current_device',
-           'choose', 'forget', 'replay', 'share_of_best', 'lookup', 'shortlist', 'measure_shape', 'table_entry',
-           'tune_table', 'main', 'FED_THREADS', 'LAUNCH_US', 'MOVED_TO_KERNELS', 'STREAM_EFFICIENCY', 'STREAMING_PEAK',
-           'STREAM_BYTES_IN_FLIGHT', 'SUITE', 'SUITE_SIZES', 'TILE_BYTES_IN_FLIGHT', 'UNKNOWN_TILE_EFFICIENCY',
-           'Device', 'Estimate', 'FP32_LANES', 'FP32_LANES_MINOR', 'KNOWN_GPUS', 'RANDOM_LARGEST', 'RANDOM_FLOP_CAP',
-           'random_suite', 'parse_size', 'predict_ms', 'stream_time', 'SPLITS', 'TILE_EFFICIENCY',
-           'UNALIGNED_EFFICIENCY', 'TABLE_FORMAT', 'SHIPPED', 'gpu_slug', 'user_table_path', 'shipped_table_path',
-           'read_table', 'shape_bucket', 'nearest_entry', 'quarter_octaves_apart']
+           'choose', 'forget', 'replay', 'tune_logs', 'share_of_best', 'lookup', 'shortlist', 'measure_shape',
+           'table_entry', 'tune_table', 'main', 'FED_THREADS', 'LAUNCH_US', 'MOVED_TO_KERNELS', 'STREAM_EFFICIENCY',
+           'STREAMING_PEAK', 'STREAM_BYTES_IN_FLIGHT', 'SUITE', 'SUITE_SIZES', 'TILE_BYTES_IN_FLIGHT',
+           'UNKNOWN_TILE_EFFICIENCY', 'Device', 'Estimate', 'FP32_LANES', 'FP32_LANES_MINOR', 'KNOWN_GPUS',
+           'RANDOM_LARGEST', 'RANDOM_FLOP_CAP', 'random_suite', 'parse_size', 'predict_ms', 'stream_time', 'SPLITS',
+           'TILE_EFFICIENCY', 'UNALIGNED_EFFICIENCY', 'TABLE_FORMAT', 'SHIPPED', 'gpu_slug', 'user_table_path',
+           'shipped_table_path', 'read_table', 'shape_bucket', 'nearest_entry', 'quarter_octaves_apart']
 
 # %% ../nbs/15a_dispatch.ipynb #a066212e
 import argparse, contextlib, dataclasses, functools, json, math, os, sys, time, warnings
@@ -159,6 +159,10 @@ def replay(logs, pick: Callable) -> list[dict]:
         out.append(dict(shape=shape, kernel=c.kernel, config=c.config, ms=times.get((c.kernel, c.config)),
                         best_ms=min(times.values())))
     return out
+
+def tune_logs(folder) -> list[Path]:
+    "The `cudamm-tune --log` files a shipped table was built from, oldest first, as `folder/tune_logs.txt` lists them."
+    return [Path(folder) / name for name in (Path(folder) / "tune_logs.txt").read_text().split()]
 
 def share_of_best(rows: list[dict]) -> dict:
     "`replay`'s rows in brief: the geometric mean of fastest/picked over the picks timed, how many, the worst."

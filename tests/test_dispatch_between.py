@@ -23,7 +23,8 @@ def _table(gpu: str) -> dict:
 
 
 def _logs(folder: str) -> list[Path]:
-    return [ROOT / "benchmarks" / "results" / folder / "shapes" / f"tune_log{end}.json" for end in ("", "_pad")]
+    shapes = ROOT / "benchmarks" / "results" / folder / "shapes"
+    return dispatch.tune_logs(shapes) if shapes.exists() else [shapes / "tune_log.json"]     # missing: skipped
 
 
 @pytest.mark.parametrize("gpu", GPUS.values())
@@ -82,7 +83,9 @@ def test_an_entry_of_a_shape_near_keeps_its_kernel_with_another_split():
 
 # the offline check: (the model alone, the table without each shape's entry) → at least these shares of the fastest
 # candidate timed, and at least these many picks timed (of 32 logged shapes); made with the code of this commit
-FLOORS = {"h100": dict(model=(0.965, 29), between=(0.96, 27)), "h200": dict(model=(0.97, 32), between=(0.97, 32))}
+# (the H200's third log times chapter 15's explored small pipelines, which only an entry picks: the model's share
+# of the fastest there fell from 97.3 to 96.0 %, the fastest being faster)
+FLOORS = {"h100": dict(model=(0.965, 29), between=(0.96, 27)), "h200": dict(model=(0.955, 32), between=(0.955, 32))}
 
 
 @pytest.mark.parametrize("folder", GPUS)

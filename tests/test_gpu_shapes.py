@@ -14,14 +14,19 @@ SPLIT = [("splitk", tile_config("64x128", BK=16, SPLITK=24), (256, 256, 16384)),
          ("fewrows", dict(MT=16, NW=4, U=8, SPLITK=8), (16, 4096, 4096)),
          ("fewrows", dict(MT=1, NW=8, U=8, SPLITK=16), (1, 4097, 4099)),
          ("fewcols", dict(NC=1, RW=2, NW=4, SPLITK=4), (4096, 1, 4096)),
-         ("fewcols", dict(NC=16, RW=4, NW=4, SPLITK=2), (4095, 15, 4097))]
+         ("fewcols", dict(NC=16, RW=4, NW=4, SPLITK=2), (4095, 15, 4097)),
+         ("fewrows", dict(MT=8, NW=8, U=4, SPLITK=2), (26, 1001, 241)),          # the general build, loads first
+         ("tensorcore_tf32_fast", dict(BM=128, BN=128, BK=32, WM=64, WN=64, STAGES=3, GM=8, ROUND=True, SPLITK=8),
+          (256, 255, 16387)),
+         ("tensorcore_tf32x3_fast", dict(BM=128, BN=128, BK=32, WM=64, WN=32, STAGES=3, PROMOTE=4, GM=8, SPLITK=8),
+          (256, 256, 16384))]
 
 
 @pytest.mark.parametrize("name, config, shape", SPLIT, ids=lambda x: str(x))
 def test_split_products_are_right_and_bit_identical(name, config, shape):
     "Correct against float64, and three runs give the same bits: the slices are added in one fixed order."
     spec = get_kernel(name)
-    check_kernel(spec, *shape, config=config, seed=3)
+    check_kernel(spec, *shape, tol=spec.tolerance, seed=3, config=config)
     a, b, c = gpu_inputs(*shape, seed=4)
     runs = []
     for _ in range(3):

@@ -81,9 +81,10 @@ def test_gpu_tools_refuse_without_a_gpu(name, args, says):
 
 def test_table_from_log_rebuilds_the_shipped_tables(tmp_path):
     "The shipped tables are the tool's output from the committed tuning logs, byte for byte."
+    from cudamm.dispatch import tune_logs
     printed = {"h100": ["--printed", str(ROOT / "benchmarks" / "results" / "h100" / "tf32x3" / "tune_output.txt")]}
     for gpu, table in (("h100", "nvidia_h100_80gb_hbm3.json"), ("h200", "nvidia_h200.json")):
-        logs = [ROOT / "benchmarks" / "results" / gpu / "shapes" / f for f in ("tune_log.json", "tune_log_pad.json")]
+        logs = tune_logs(ROOT / "benchmarks" / "results" / gpu / "shapes")                # oldest first
         out = tool("table_from_log.py", *map(str, logs), str(tmp_path / table), *printed.get(gpu, []))
         assert out.returncode == 0 and "32 shapes" in out.stdout, out.stderr[-1000:]
         assert (tmp_path / table).read_bytes() == (ROOT / "cudamm" / "tables" / table).read_bytes(), table

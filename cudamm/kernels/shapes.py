@@ -6,10 +6,11 @@ Docs: https://cudamm.github.io/cudamm/every_shape.html.md"""
 
 # %% auto #0
 __all__ = ['TILES', 'SPLITS', 'SUM_THREADS', 'SUM_SIGNATURE', 'FIXUP_SIGNATURE', 'sum_slices', 'KEEP_BYTES', 'KEEP_BUFFERS',
-           'copy_padded', 'SPLITK_CONSTRAINTS', 'DEEP_SPLITS', 'splitk_spec', 'fewrows_spec', 'fewcols_spec',
-           'SplitKSource', 'splitk_source', 'tile_config', 'splitk', 'sum_geometry', 'workspace', 'counters',
-           'add_slices_in_last_block', 'SplitKSpec', 'copy_geometry', 'padded', 'PadSpec', 'split_sums_seconds',
-           'small_pipelines', 'FewRowsSource', 'fewrows', 'FewColsSource', 'fewcols']
+           'copy_padded', 'SPLITK_CONSTRAINTS', 'DEEP_SPLITS', 'COPY_BYTES_IN_FLIGHT', 'splitk_spec', 'fewrows_spec',
+           'fewcols_spec', 'SplitKSource', 'splitk_source', 'tile_config', 'splitk', 'sum_geometry', 'workspace',
+           'counters', 'add_slices_in_last_block', 'SplitKSpec', 'copy_geometry', 'padded', 'PadSpec',
+           'split_sums_seconds', 'padded_copies_seconds', 'small_pipelines', 'FewRowsSource', 'fewrows',
+           'FewColsSource', 'fewcols']
 
 # %% ../../nbs/15_every_shape.ipynb #e9c44087
 import collections, contextlib, dataclasses, functools, threading
@@ -368,15 +369,26 @@ def _splitk_offers(m: int, n: int, k: int) -> list[dict]:
     return [tile_config(tile, BK=8 if tile == "128x128" else 16, SPLITK=s, PAD=pad)
             for tile in TILES for s in splits for pad in pads]
 
+# %% ../../nbs/15_every_shape.ipynb #b049369e
+# What a split and PAD cost, in the model's general terms (appendix 98)
 def split_sums_seconds(cfg, m: int, n: int, model) -> float:
     "Split k's price: SPLITK partial products written and read back, and the launch that adds them (none with `fixup`)."
     if cfg.SPLITK == 1: return 0.0
     return model.copy_time(4.0 * m * n * (2 * cfg.SPLITK + 1)) + (0 if model.spec.fixup else model.launch_s)
 
+# a padded copy's thread: a float loaded, one stored. About 2.1 TB/s on the H100 and the H200 (the copies' share of
+# the PAD times in unaligned_pad_h100.txt, below, and in both GPUs' tune logs), where copy_time assumed 2.8 and 4.1
+COPY_BYTES_IN_FLIGHT = 8
+
+def padded_copies_seconds(model) -> float:
+    "PAD's three copies (A and B in, C back), each operand read and written, a float a thread, a launch each."
+    threads = min(model.io / 4, model.gpu.sms * model.gpu.threads_per_sm)
+    return model.stream_time(2 * model.io, threads * COPY_BYTES_IN_FLIGHT) + 3 * model.launch_s
+
 def _splitk_seconds(cfg, m: int, n: int, k: int, model) -> float:
     "PAD on unaligned rows: the copies, and the fast build at the padded sizes; else chapter 14's waves, and the sum."
     if cfg.PAD and not rows_aligned(n, k):
-        copies = model.copy_time(2 * model.io) + 3 * model.launch_s      # every operand read and written: 3 copies
+        copies = padded_copies_seconds(model)
         return model.seconds({**cfg, "PAD": False}, m, padded(n), padded(k)) + copies
     return warptiled_seconds(cfg, m, n, k, model, slices=cfg.SPLITK) + split_sums_seconds(cfg, m, n, model)
 
