@@ -16,10 +16,8 @@ SPLIT = [("splitk", tile_config("64x128", BK=16, SPLITK=24), (256, 256, 16384)),
          ("fewcols", dict(NC=1, RW=2, NW=4, SPLITK=4), (4096, 1, 4096)),
          ("fewcols", dict(NC=16, RW=4, NW=4, SPLITK=2), (4095, 15, 4097)),
          ("fewrows", dict(MT=8, NW=8, U=4, SPLITK=2), (26, 1001, 241)),          # the general build, loads first
-         ("tensorcore_tf32_fast", dict(BM=128, BN=128, BK=32, WM=64, WN=64, STAGES=3, GM=8, ROUND=True, SPLITK=8),
-          (256, 255, 16387)),
-         ("tensorcore_tf32x3_fast", dict(BM=128, BN=128, BK=32, WM=64, WN=32, STAGES=3, PROMOTE=4, GM=8, SPLITK=8),
-          (256, 256, 16384))]
+         ("tensorcore_tf32_fast", dict(get_kernel("tensorcore_tf32_fast").defaults, SPLITK=8), (256, 255, 16387)),
+         ("tensorcore_tf32x3_fast", dict(get_kernel("tensorcore_tf32x3_fast").defaults, SPLITK=8), (256, 256, 16384))]
 
 
 @pytest.mark.parametrize("name, config, shape", SPLIT, ids=lambda x: str(x))

@@ -8,7 +8,7 @@ Docs: https://cudamm.github.io/cudamm/every_shape.html.md"""
 __all__ = ['TILES', 'SPLITS', 'SUM_THREADS', 'SUM_SIGNATURE', 'FIXUP_SIGNATURE', 'sum_slices', 'KEEP_BYTES', 'KEEP_BUFFERS',
            'copy_padded', 'SPLITK_CONSTRAINTS', 'DEEP_SPLITS', 'COPY_BYTES_IN_FLIGHT', 'splitk_spec', 'fewrows_spec',
            'fewcols_spec', 'SplitKSource', 'splitk_source', 'tile_config', 'splitk', 'sum_geometry', 'workspace',
-           'counters', 'add_slices_in_last_block', 'SplitKSpec', 'copy_geometry', 'padded', 'PadSpec',
+           'counters', 'add_slices_in_last_block', 'SplitKSpec', 'copy_geometry', 'padded', 'PadSpec', 'offered_splits',
            'split_sums_seconds', 'padded_copies_seconds', 'small_pipelines', 'FewRowsSource', 'fewrows',
            'FewColsSource', 'fewcols']
 
@@ -359,13 +359,17 @@ SPLITK_CONSTRAINTS = (*WARPTILE_CONSTRAINTS.values(),
 # Its place in dispatch (chapter 15a; the model's general terms: appendix 98)
 DEEP_SPLITS = (48, 64, 96, 128)   # offered, not tuned over: few tiles of C, a k so long that 32 slices leave SMs idle
 
+def offered_splits(m: int, n: int, k: int, shortest: int) -> list[int]:
+    """The splits of k dispatch offers at m×n×k: 1, and each that leaves every slice `shortest` or more of k (2048 or
+    more for `DEEP_SPLITS`) and whose partial products fit in `KEEP_BYTES` (chapter 16a's kernels use it too)."""
+    return [s for s in SPLITS + DEEP_SPLITS if s == 1 or
+            k // s >= (2048 if s in DEEP_SPLITS else shortest) and 4 * s * m * n <= KEEP_BYTES]
+
 def _splitk_offers(m: int, n: int, k: int) -> list[dict]:
-    """Every tile (BK=8 for 128×128, 16 for the others) and split that leaves each slice 128 or more of k (2048 or
-    more for `DEEP_SPLITS`) and whose partial products fit in `KEEP_BYTES`; where rows are unaligned, each with and
-    without `PAD`."""
+    """Every tile (BK=8 for 128×128, 16 for the others) and every offered split with slices of 128 or more of k;
+    where rows are unaligned, each with and without `PAD`."""
     pads = (False,) if rows_aligned(n, k) else (False, True)
-    splits = [s for s in SPLITS + DEEP_SPLITS if s == 1 or
-              k // s >= (2048 if s in DEEP_SPLITS else 128) and 4 * s * m * n <= KEEP_BYTES]
+    splits = offered_splits(m, n, k, shortest=128)
     return [tile_config(tile, BK=8 if tile == "128x128" else 16, SPLITK=s, PAD=pad)
             for tile in TILES for s in splits for pad in pads]
 

@@ -20,7 +20,7 @@ from ..intrinsics import u32, u64, sts4, cp_async16, cp_async4, cp_commit, cp_wa
 from ..intrinsics import ldmatrix_x4, to_tf32_mma, split_tf32
 from .core import COURSE_GPU, Config, autotune, register, rows_aligned
 from .pipelined import TILE_EFFICIENCY
-from .shapes import SPLITS, DEEP_SPLITS, KEEP_BYTES, SplitKSpec, split_sums_seconds   # chapter 15
+from .shapes import offered_splits, SplitKSpec, split_sums_seconds       # chapter 15
 
 # %% ../../nbs/16a_tensor_cores_fast.ipynb #a16a0006
 MMA_CEILING_TFLOPS = 254.4    # mma.sync m16n8k8 TF32 from registers only, H100 (chapter 16's ceiling)
@@ -243,8 +243,7 @@ def fast_offers(tiles):
     whose partial products fit the kept buffers; dispatch offers them only to calls whose precision this kernel keeps
     (`KernelSpec.precision`, chapter 16)."""
     def offers(m, n, k):
-        splits = [s for s in SPLITS + DEEP_SPLITS if s == 1 or
-                  k // s >= (2048 if s in DEEP_SPLITS else 32 * SLICE_TILES) and 4 * s * m * n <= KEEP_BYTES]
+        splits = offered_splits(m, n, k, shortest=32 * SLICE_TILES)
         return [dict(BM=bm, BN=bn, WM=wm, WN=wn, SPLITK=s) for bm, bn, wm, wn in tiles for s in splits]
     return offers
 
