@@ -173,3 +173,19 @@ def test_moved_names_still_import():
     assert bench_suite is SUITE and bench_parse is parse_size and len(SUITE_SIZES) == 29
     assert {c.SPLITK for c in splitk_spec.candidates()} == set(SPLITS)   # one grid: tuned over and offered
     with pytest.raises(AttributeError): dispatch.NO_SUCH_NAME
+
+
+@pytest.mark.parametrize("gpu", ["H100", "H200"])
+def test_fp32_kernels_serve_tf32x3_only_with_short_sums(gpu):
+    """Chapter 15a's `keeps_promise`: every tf32x3 choice over the users' suite (tables and model) that an fp32 kernel
+    serves sums no result over more than `LONGEST_SUM` additions; 2047×2049×2051 on the H100 (one slice: 2.2× cuBLAS's
+    error) now takes a split, while "ieee" keeps its fastest entry."""
+    dev = dispatch.KNOWN_GPUS[gpu]
+    for shape in dispatch.SUITE_SIZES + [(2047, 2049, 2051)]:
+        c = dispatch.choose(*shape, gpu=dev, precision="tf32x3")
+        spec = REGISTRY[c.kernel]
+        assert dispatch.keeps_promise(spec, c.config, *shape, "tf32x3"), (shape, c)
+        if spec.precision == "ieee": assert spec.longest_sum(c.config, *shape) <= dispatch.LONGEST_SUM["tf32x3"]
+    if gpu == "H100":
+        assert dispatch.choose(2047, 2049, 2051, gpu=dev).config.SPLITK == 1
+        assert dispatch.choose(2047, 2049, 2051, gpu=dev, precision="tf32x3").config.SPLITK >= 2

@@ -177,6 +177,7 @@ def _no_options(cfg): return {}
 def _offers_nothing(m, n, k): return []
 def _registers_not_counted(cfg): return 0
 def _waves_over_k(cfg, m, n, k, model): return model.waves(k)   # appendix 98: a tile of unknown efficiency
+def _all_of_k(cfg, m, n, k): return k                           # one accumulator a result, over all of k
 
 def _with_flags(factory, flags: dict):
     "`factory` with keyword `flags` added (a layout's A_KMAJOR, B_NMAJOR); its name, source and tuning space kept."
@@ -216,6 +217,8 @@ class KernelSpec:
     b_nmajor: bool = False       # ... and B as the n×k array it is stored in
     # the accuracy it promises (`PRECISIONS`): dispatch offers it to calls at that precision or a less accurate one
     precision: str = "ieee"      # chapter 16's tensor-core kernels: "tf32x3", "tf32"
+    longest_sum: Callable = _all_of_k   # (config, m, n, k) -> the most additions one result of C goes through in a
+                                        #   row: an fp32 sum's error grows with it (chapter 15a: `keeps_promise`)
     # a batch of products in one launch (chapter 15): True where its factory takes `BATCH`, i.e. its kernel can take
     # (matrices, rows, columns) arrays and compute product z in the blocks of blockIdx.z
     reads_batch: bool = False

@@ -9,8 +9,8 @@ __all__ = ['TILES', 'SPLITS', 'SUM_THREADS', 'SUM_SIGNATURE', 'FIXUP_SIGNATURE',
            'copy_padded', 'SPLITK_CONSTRAINTS', 'DEEP_SPLITS', 'COPY_BYTES_IN_FLIGHT', 'splitk_spec', 'fewrows_spec',
            'fewcols_spec', 'SplitKSource', 'splitk_source', 'tile_config', 'splitk', 'sum_geometry', 'workspace',
            'counters', 'add_slices_in_last_block', 'SplitKSpec', 'copy_geometry', 'padded', 'PadSpec', 'offered_splits',
-           'split_sums_seconds', 'padded_copies_seconds', 'small_pipelines', 'FewRowsSource', 'fewrows',
-           'FewColsSource', 'fewcols']
+           'summed_in_a_row', 'split_sums_seconds', 'padded_copies_seconds', 'small_pipelines', 'FewRowsSource',
+           'fewrows', 'FewColsSource', 'fewcols']
 
 # %% ../../nbs/15_every_shape.ipynb #e9c44087
 import collections, contextlib, dataclasses, functools, threading
@@ -374,7 +374,13 @@ def _splitk_offers(m: int, n: int, k: int) -> list[dict]:
             for tile in TILES for s in splits for pad in pads]
 
 # %% ../../nbs/15_every_shape.ipynb #b049369e
-# What a split and PAD cost, in the model's general terms (appendix 98)
+# What a split and PAD cost, in the model's general terms (appendix 98), and what a split does to accuracy
+def summed_in_a_row(k: int, slices: int, lanes: int = 1) -> int:
+    """The additions one result goes through in a row (`KernelSpec.longest_sum`) when each of `slices` slices of k
+    is summed by `lanes` accumulators and those partial sums are then added in order: an fp32 sum's error grows with
+    it (chapter 15a)."""
+    return cdiv(k, slices * lanes) + (lanes - 1) + (slices - 1)
+
 def split_sums_seconds(cfg, m: int, n: int, model) -> float:
     "Split k's price: SPLITK partial products written and read back, and the launch that adds them (none with `fixup`)."
     if cfg.SPLITK == 1: return 0.0
@@ -402,6 +408,7 @@ splitk_spec = register(PadSpec(
     static_smem=lambda cfg: (cfg.BM + cfg.BN) * cfg.BK * 4, jit_options=warptile_jit_options, vector_loads=True,
     general=lambda **cfg: splitk(**cfg, VEC=False),
     offers=_splitk_offers, registers=warptiled_registers, cost=_splitk_seconds,
+    longest_sum=lambda cfg, m, n, k: summed_in_a_row(k, cfg.SPLITK),
     reads_transposed=True, layout_constraints=LAYOUT_CONSTRAINTS,   # A_KMAJOR, B_NMAJOR: this chapter's last section
     reads_batch=True,                                               # BATCH: this chapter's last section
     description="chapter 09's kernel on any block tile, k split into SPLITK slices added in a fixed order"))
@@ -529,6 +536,7 @@ fewrows_spec = register(SplitKSpec(
     general=lambda **cfg: fewrows(**cfg, VEC=False), fixup=True, offers=_fewrows_offers, cost=_fewrows_seconds,
     # registers: ~24 for indices, 4 accumulators a row of C, U rows of B (4 floats each) and A's values
     registers=lambda cfg: 24 + 4 * cfg.MT + 5 * cfg.U + (cfg.MT * cfg.U if cfg.MT > 4 else 0),
+    longest_sum=lambda cfg, m, n, k: summed_in_a_row(k, cfg.SPLITK, cfg.NW),   # the warps take turns over k
     description="few rows of A (m ≤ 16 per block): B streamed once, k split over warps and SPLITK slices"))
 
 # %% ../../nbs/15_every_shape.ipynb #727b6d55
@@ -643,4 +651,5 @@ fewcols_spec = register(SplitKSpec(
     general=lambda **cfg: fewcols(**cfg, VEC=False), fixup=True, offers=_fewcols_offers, cost=_fewcols_seconds,
     # registers: ~24 for indices, RW·NC accumulators, RW rows of A and 4 steps of B's NC values, 4 floats a load
     registers=lambda cfg: 24 + cfg.RW * cfg.NC + 4 * cfg.RW + 4 * ((cfg.NC + 3) // 4) * 4,
+    longest_sum=lambda cfg, m, n, k: summed_in_a_row(k, cfg.SPLITK, 32),        # the lanes take turns over k
     description="few columns of B (n ≤ 16 per block): A streamed once along k, the lanes' sums added in shared memory"))
