@@ -85,10 +85,12 @@ def tables_on() -> bool:
     "False when `CUDAMM_TABLES=0`: the model alone chooses, as on a GPU without a table."
     return os.environ.get("CUDAMM_TABLES", "1") not in ("0", "off", "false", "no")
 
-def _from_table(entry: dict, source: str, precision: str = "ieee", shape=None) -> Choice | None:
+def _from_table(entry: dict, source: str, precision: str = "ieee", shape: tuple | None = None) -> Choice | None:
+    "The entry as a `Choice` for a call of `shape` (default: its own); None where it would break `precision`'s promise."
     try:
-        spec, cfg = get_kernel(entry["kernel"]), get_kernel(entry["kernel"]).check(entry["config"])
-        if not keeps_promise(spec, cfg, *(shape or entry["shape"]), precision): return None   # it would break it
+        spec = get_kernel(entry["kernel"])
+        cfg = spec.check(entry["config"])
+        if not keeps_promise(spec, cfg, *(shape or entry["shape"]), precision): return None
         return Choice(entry["kernel"], cfg, source, entry.get("ms", math.nan))
     except (KeyError, ValueError, TypeError): return None    # a kernel or parameter this cudamm no longer has
 
