@@ -18,17 +18,16 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     import cudamm
     if not cudamm.compat.gpu_available(): p.error("needs a CUDA GPU: it times a kernel")
-    import numpy as np
     from cudamm.kernels import get_kernel
-    from cudamm.utils import check_kernel, gpu_inputs, cuda_event_times
+    from cudamm.utils import gpu_inputs, reference, verify_then_time
     spec = get_kernel("fewrows")
     for shape, split in SHAPES:
         cfg = dict(MT=8, NW=8, U=4, SPLITK=split)
-        check_kernel(spec, *shape, config=cfg, seed=1)
         a, b, c = gpu_inputs(*shape, seed=2)
-        t = cuda_event_times(lambda: spec.launch(a, b, c, cfg), reps=60)
-        print(f"{args.label} {'×'.join(map(str, shape))} {cfg}: median {1000 * np.median(t):.2f} µs "
-              f"(min {1000 * t.min():.2f})", flush=True)
+        got = verify_then_time(lambda: spec.launch(a, b, c, cfg), c, reference(a, b), reps=60)
+        assert got.status == "ok", f"{shape}: {got.status} ({got.reason})"
+        print(f"{args.label} {'×'.join(map(str, shape))} {cfg}: median {1000 * got.ms:.2f} µs "
+              f"(min {1000 * got.ms_min:.2f})", flush=True)
     return 0
 
 
