@@ -111,7 +111,7 @@ class WarptileSource:
         s(f"vec = {self.VEC}  # every row of a, b, c starts on a 16-byte boundary: 16-byte global loads and stores",
           "tid = u32(cuda.threadIdx.x)")
         self.block_origin()
-        s("warp = u32(tid >> u32(5))", "lane = u32(tid & u32(31))",
+        s(*self.warp_and_lane(),
           "# the thread's first row and column in the block tile; its sub-tiles are WSUBM rows / WSUBN columns apart",
           f"tr = u32((warp // u32({BN // self.WN})) * u32({self.WM}) + (lane // u32({d['lanes_n']})) * u32({TM}))",
           f"tc = u32((warp % u32({BN // self.WN})) * u32({self.WN}) + (lane % u32({d['lanes_n']})) * u32({TN}))",
@@ -124,6 +124,12 @@ class WarptileSource:
           "  # RM×RN results; constant indices keep them in registers")
         for i in range(self.RM * self.RN): s(f"acc[{i}] = float32(0)")
         s(f"ntiles = u32((K + u32({BK - 1})) // u32({BK}))")
+
+    def warp_and_lane(self):
+        "Lines that set `warp` (whose warp tile the thread computes) and `lane` (its place in the warp)."
+        return "warp = u32(tid >> u32(5))", "lane = u32(tid & u32(31))"
+
+    BLOCK_WARP = "warp"   # the warp's index among all of the block's warps (chapter 14's sliced k: not its tile's)
 
     def chunk_place(self, x, across, BK, BX):
         "The row and column of a thread's first chunk of `x`'s tile: read along k (BK/4 a row), or across (BX/4)."
@@ -309,7 +315,7 @@ class WarptileSource:
         s, WN, TN, lanes_n = self.s, self.WN, self.TN, self.d["lanes_n"]
         s("# the results through shared memory, one row of every thread tile at a time: rows off 16-byte boundaries",
           "# take only 4-byte stores, and a warp's 4-byte stores to neighbouring floats fill whole sectors",
-          f"patch = warp * u32({32 * self.RN})  # this warp's {32 // lanes_n}×{WN} patch of sA",
+          f"patch = {self.BLOCK_WARP} * u32({32 * self.RN})  # this warp's {32 // lanes_n}×{WN} patch of sA",
           f"put = patch + (lane // u32({lanes_n})) * u32({WN}) + (lane % u32({lanes_n})) * u32({TN})",
           f"wr0 = u32(bm0 + (warp // u32({self.BN // WN})) * u32({self.WM}))  # the warp tile's first row, column",
           f"wc0 = u32(bn0 + (warp % u32({self.BN // WN})) * u32({WN}))")

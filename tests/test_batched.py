@@ -22,6 +22,7 @@ FAMILIES = {    # each generated family with a batched description, at a configu
     "doublebuffer": ("doublebuffer", TINY),
     "pipelined": ("pipelined", dict(TINY, GM=4)),
     "pipelined cp.async": ("pipelined", dict(TINY, ASYNC=True, STAGES=3, GM=1)),
+    "pipelined sliced k": ("pipelined", dict(TINY, BK=16, ASYNC=True, STAGES=3, GM=1, KS=2)),
     "splitk": ("splitk", tile_config("32x32", BK=8, SPLITK=3)),
 }
 # odd sizes up to 40, and multiples of 4 (rows on 16-byte boundaries: the fast build)

@@ -71,3 +71,49 @@ def test_experiment_script(tmp_path):
     doc = json.loads(out.read_text())
     assert [r["kernel"] for r in doc["results"] if not r["peer"]] == ["chapter09", "rows_async3"]
     assert all(r["status"] == "ok" for r in doc["results"]) and doc["variants"]["rows_async3"]["AT"] is False
+
+
+def test_the_general_build_keeps_the_pipeline():
+    "Rows off 16-byte boundaries: the same stages with 4-byte copies (edges repeat the last float); DYN: chapter 09's."
+    cfg = dict(TINY, ASYNC=True, STAGES=3)
+    general = pipelined_source(**cfg, VEC=False)
+    assert "cp_wait(1)" in general and "cp_async16" not in general and "cp_async4(sB" in general
+    assert "bj3 = u64(min(u32(3), nb - u32(1)))" in general and "pb0 + bj3" in general
+    dyn = pipelined_spec.build(dict(TINY, ASYNC=True, STAGES=4, DYN=True, BK=16))   # general: chapter 09's kernel
+    assert pipelined_spec.geometry(pipelined_spec.check(dict(TINY, ASYNC=True, STAGES=4, DYN=True, BK=16)),
+                                   17, 33, 5, aligned=False).shared == 0 and dyn is not None
+
+
+SLICED = dict(TINY, BM=32, BN=32, WM=32, WN=16, BK=16, KS=2)      # 2 groups of 2 warps on a 32×32 tile
+
+
+@pytest.mark.parametrize("opts", [dict(ASYNC=True, STAGES=3), dict(ASYNC=True, STAGES=4, BK=32, KS=4),
+                                  dict(ASYNC=False, STAGES=1), dict(ASYNC=False, STAGES=2)],
+                         ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()))
+def test_sliced_k_matches_float64(opts):
+    "Each group's steps of every k-tile, the groups' sums added in shared memory: partial tiles, K % BK, unaligned rows."
+    for shape in [(1, 1, 1), (17, 33, 5), (32, 32, 64)] + SHAPES:
+        check_kernel(pipelined_spec, *shape, config={**SLICED, **opts}, seed=4)
+
+
+def test_sliced_k_counts_its_threads_and_shared_memory():
+    from cudamm.kernels.pipelined import pipelined_threads, _smem_bytes
+    c = pipelined_spec.check(dict(SLICED, ASYNC=True, STAGES=3))
+    assert pipelined_threads(c) == 128 and pipelined_spec.block(c) == (128,)
+    assert pipelined_spec.jit_options(c)["launch_bounds"] == (128, 1)
+    assert _smem_bytes(c) == (3 * (32 + 32) * 16 + 32 * 32) * 4                   # stages, and group 1's sums
+    src = pipelined_source(**c)
+    assert "red = cuda.shared.array(1024, float32)" in src and "for k in range" not in src
+    assert "M = u32(M if g == u32(0) else u32(0))" in src                          # only group 0 writes C
+    for bad, why in ((dict(KS=3), "sliced k"), (dict(KS=2, AT=False), "sliced k"), (dict(KS=2, DYN=True), "sliced k"),
+                     (dict(KS=4), "chunks")):                                   # BK=16, 256 threads: half a chunk each
+        with pytest.raises(ValueError, match=why): pipelined_spec.check(dict(SLICED, ASYNC=True, STAGES=3, **bad))
+
+
+def test_sliced_k_machine_code():
+    from cudamm.inspect import inspect_many, lint
+    jobs = [("pipelined", dict(SLICED, ASYNC=True, STAGES=3, GM=1, MINB=4)),
+            ("pipelined", dict(SLICED, ASYNC=True, STAGES=4, GM=1, BK=32, KS=4, MINB=2))]
+    for r in inspect_many(jobs):
+        assert lint(r) == [] and r.local == 0 and r.spill_stores == r.spill_loads == 0 and r.f64 == 0, r
+        assert r.sass is None or r.sass["LDGSTS"] > 0

@@ -23,6 +23,8 @@ FAMILIES = {
     "pipelined": ("pipelined", dict(BM=32, BN=32, BK=8, WM=32, WN=16, WNITER=1, TM=4, TN=4, MINB=1, GM=4)),
     "pipelined cp.async": ("pipelined", dict(BM=32, BN=32, BK=8, WM=32, WN=16, WNITER=1, TM=4, TN=4, MINB=1,
                                              ASYNC=True, STAGES=3, GM=1)),
+    "pipelined sliced k": ("pipelined", dict(BM=32, BN=32, BK=16, WM=32, WN=16, WNITER=1, TM=4, TN=4, MINB=1,
+                                             ASYNC=True, STAGES=3, GM=1, KS=2)),
     "splitk": ("splitk", tile_config("32x32", BK=8, SPLITK=3)),
     "splitk defaults": ("splitk", None),
 }

@@ -18,9 +18,15 @@ EDGE_SHAPES = [(129, 257, 65), (1, 4096, 7), (33, 65, 17), (130, 7, 300)]
 # in-kernel slice sums of fewrows and fewcols with many slices (the shipped m = 1 configuration among them).
 # splitk at SPLITK=128: the deepest split dispatch offers (chapter 15), most slices empty at these shapes. Chapter
 # 16a's tensor-core kernels split k too (slices into a workspace, then `sum_slices`); fewrows with several rows of A.
+# The pipeline's cp.async stages, which its general build (every shape here is unaligned) keeps, and sliced k.
+# A 32×32 tile: the batched runs below, and the pipeline without its transposed copy of A (AT=False)
+SMALL = dict(BM=32, BN=32, BK=8, WM=32, WN=16, WNITER=1, TM=4, TN=4, MINB=1)
 VARIANTS = {"splitk": [dict(PAD=True, SPLITK=3), dict(PAD=True, SPLITK=1), dict(SPLITK=128)],
             "fewrows": [dict(MT=1, NW=4, U=4, SPLITK=16), dict(MT=8, NW=8, U=4, SPLITK=2)],
             "fewcols": [dict(SPLITK=8)],
+            "pipelined": [dict(ASYNC=True, STAGES=3, GM=1), dict(SMALL, ASYNC=True, STAGES=4, AT=False, GM=1),
+                          dict(SMALL, BK=16, KS=2, ASYNC=True, STAGES=3, GM=1),
+                          dict(SMALL, BK=32, KS=4, ASYNC=True, STAGES=4, GM=1)],
             "tensorcore_tf32_fast": [dict(SPLITK=3)],
             "tensorcore_tf32x3_fast": [dict(SPLITK=4)]}
 
@@ -39,7 +45,6 @@ def run_kernels(names):
 
 # Batches (chapter 15, *A batch in one launch*): each generated family's batched description in every layout, with a
 # broadcast operand (a batch of 1 against 3) and without, at odd and aligned sizes; the edge tiles and the slices of k.
-SMALL = dict(BM=32, BN=32, BK=8, WM=32, WN=16, WNITER=1, TM=4, TN=4, MINB=1)
 BATCHED = [("warptile", None), ("doublebuffer", None), ("pipelined", None),
            ("pipelined", dict(ASYNC=True, STAGES=3, GM=1)), ("splitk", None), ("splitk", dict(SPLITK=3)),
            ("splitk", dict(SMALL, SPLITK=4, PAD=False))]

@@ -6,8 +6,8 @@ Docs: https://cudamm.github.io/cudamm/cublas.html.md"""
 
 # %% auto #0
 __all__ = ['loops_spec', 'PIPELINED_CONSTRAINTS', 'TILE_EFFICIENCY', 'UNALIGNED_EFFICIENCY', 'REGISTER_MARGIN', 'pipelined_spec',
-           'pipeline_loops', 'PipelinedSource', 'pipelined_source', 'PipelinedKernelSpec', 'warptiled_registers',
-           'warptiled_seconds', 'pipelined']
+           'pipeline_loops', 'PipelinedSource', 'pipelined_source', 'PipelinedKernelSpec', 'pipelined_threads',
+           'pipelined_budget', 'warptiled_registers', 'warptiled_seconds', 'pipelined']
 
 # %% ../../nbs/14_cublas.ipynb #a2474bd0
 from ..intrinsics import namespace, compile_source, source_name, cp_async16, cp_async4, cp_commit, cp_wait, sts4
@@ -95,7 +95,9 @@ def pipeline_loops(BM, BN, BK, WM, WN, WNITER, TM, TN, STAGES=3, AT=True, **_):
     return kernel
 
 # %% ../../nbs/14_cublas.ipynb #85a9d497
-def _smem_bytes(cfg): return cfg.STAGES * (cfg.BM + cfg.BN) * cfg.BK * 4
+def _smem_bytes(cfg):
+    "The stages of both tiles, and with sliced k (`KS`, below) the groups' partial sums."
+    return (cfg.STAGES * (cfg.BM + cfg.BN) * cfg.BK + (cfg.get("KS", 1) - 1) * cfg.BM * cfg.BN) * 4
 
 loops_spec = AlignedKernelSpec(        # not registered: the chapter's readable kernel, checked and inspected below
     "pipeline_loops", "14_cublas", pipeline_loops,
@@ -110,12 +112,28 @@ loops_spec = AlignedKernelSpec(        # not registered: the chapter's readable 
 class PipelinedSource(WarptileSource):
     """Chapter 09's generator with `cp.async` stages (`ASYNC`), grouped block order (`GM`), dynamic shared memory
     (`DYN`), and A stored as in global memory (`AT=False`) instead of transposed."""
-    def __init__(self, *args, ASYNC=True, GM=1, DYN=False, AT=True, **kw):
+    def __init__(self, *args, ASYNC=True, GM=1, DYN=False, AT=True, KS=1, **kw):
         super().__init__(*args, **kw)
-        self.ASYNC, self.GM, self.DYN, self.AT = ASYNC, GM, DYN, AT
+        self.ASYNC, self.GM, self.DYN, self.AT, self.KS = ASYNC, GM, DYN, AT, KS
         self.OB = self.STAGES * self.SA if DYN else 0   # where B's buffers start in the shared array
+        if KS > 1:   # sliced k: KS groups of warps, each the whole block tile over its BK/KS steps of every k-tile
+            self.W0, self.NT = self.NT // 32, KS * self.NT           # warps in a group; threads in the block
+            self.LA, self.LB = self.BM * self.BK // 4 // self.NT, self.BN * self.BK // 4 // self.NT
+            self.RSA = self.NT // ((self.BM if self.A_KMAJOR else self.BK) // 4)
+            self.RSB = self.NT // ((self.BK if self.B_NMAJOR else self.BN) // 4)
+            self.BLOCK_WARP = "bw"
+
+    def warp_and_lane(self):
+        if self.KS == 1: return super().warp_and_lane()
+        BK, KS = self.BK, self.KS
+        return ("bw = u32(tid >> u32(5))  # the warp in the block",
+                f"g = u32(bw // u32({self.W0}))  # its group, which computes steps g·{BK // KS}…g·{BK // KS}+{BK // KS - 1} of each k-tile",
+                f"warp = u32(bw % u32({self.W0}))  # its warp tile", "lane = u32(tid & u32(31))",
+                f"kA = u32(g * u32({BK // KS * self.BM}))", f"kB = u32(g * u32({BK // KS * self.BN}))  # the group's first step in a stage")
 
     def shared_arrays(self):
+        if self.KS > 1: self.s(f"red = cuda.shared.array({(self.KS - 1) * self.BM * self.BN}, float32)"
+                               "  # groups 1… leave their sums here for group 0")
         if not self.DYN and self.AT: return super().shared_arrays()
         layout = "BK×BM, transposed" if self.AT else "BM×BK, as in global memory"
         s, SA, SB = self.s, self.STAGES * self.SA, self.STAGES * self.SB
@@ -138,17 +156,32 @@ class PipelinedSource(WarptileSource):
 # %% ../../nbs/14_cublas.ipynb #7f903d84
 @patch
 def issue_tile(self: PipelinedSource, wa, wb):
-    "Copies of the tile at `pa*`, `pb*` into the stage at offsets `wa`, `wb`: B in 16-byte copies, A too unless `AT`."
+    """Copies of the tile at `pa*`, `pb*` into the stage at offsets `wa`, `wb`: B in 16-byte copies, A too unless
+    `AT`. The general build (`VEC=False`: rows off 16-byte boundaries) copies 4 bytes at a time; where a chunk read
+    across m or n passes the matrix's edge it repeats the edge's float (offsets `aj*`, `bj*`): never stored."""
     s = self.s
+    def copy(S, at, x, p, place, across=False):   # a chunk of four floats of `x` from `p`, float j to `at` + place(j)
+        if self.VEC and place(1) == place(0) + 1: return s(f"cp_async16(s{S}, {at}, {x}, {p})")
+        for j in range(4):
+            src = f"{p} + {x}j{j}" if across and j else f"{p} + u64({j})"
+            s(f"cp_async4(s{S}, {at} + u32({place(j)}), {x}, {src})")
     for q in range(self.LA):
-        if self.A_KMAJOR: s(f"cp_async16(sA, {wa} + wa + u32({q * self.RSA * self.BM}), a, pa{q})")  # straight
-        elif self.AT:   # transposed: the chunk's four floats go to four rows of the tile
-            for j in range(4): s(f"cp_async4(sA, {wa} + wa + u32({j * self.BM + q * self.RSA}), a, pa{q} + u64({j}))")
-        else: s(f"cp_async16(sA, {wa} + wa + u32({q * self.RSA * self.BK}), a, pa{q})")
+        if self.A_KMAJOR:   # straight: four columns of m
+            copy("A", f"{wa} + wa + u32({q * self.RSA * self.BM})", "a", f"pa{q}", lambda j: j, across=True)
+        elif self.AT:       # transposed: the chunk's four floats go to four rows of the tile
+            copy("A", f"{wa} + wa", "a", f"pa{q}", lambda j, q=q: j * self.BM + q * self.RSA)
+        else: copy("A", f"{wa} + wa + u32({q * self.RSA * self.BK})", "a", f"pa{q}", lambda j: j)
     for q in range(self.LB):
         if self.B_NMAJOR:   # B stored n-major: transposed like A
-            for j in range(4): s(f"cp_async4(sB, {wb} + wb + u32({j * self.BN + q * self.RSB}), b, pb{q} + u64({j}))")
-        else: s(f"cp_async16(sB, {wb} + wb + u32({q * self.RSB * self.BN}), b, pb{q})")
+            copy("B", f"{wb} + wb", "b", f"pb{q}", lambda j, q=q: j * self.BN + q * self.RSB)
+        else: copy("B", f"{wb} + wb + u32({q * self.RSB * self.BN})", "b", f"pb{q}", lambda j: j, across=True)
+
+@patch
+def edge_offsets(self: PipelinedSource):
+    "The general build's offsets of a chunk's floats 1–3 read across m (`aj*`) or n (`bj*`): past the edge, the edge."
+    for x, along, *_ in self.operands():
+        if not along and not self.VEC:
+            for j in range(1, 4): self.s(f"{x}j{j} = u64(min(u32({j}), n{x} - u32(1)))")
 
 # %% ../../nbs/14_cublas.ipynb #604a63ef
 @patch
@@ -159,6 +192,7 @@ def main_loop(self: PipelinedSource):
     self.first_tile()
     self.store_tile("", f"u32({OB}) + " if OB else "")
     self.next_offsets()
+    self.edge_offsets()
     s(f"# the prologue: tiles 1..{S - 2} in flight into stages 1..{S - 2}, one group each")
     for i in range(1, S - 1):
         with s.block(f"if ntiles > u32({i}):"):
@@ -198,6 +232,7 @@ def store_tile(self: PipelinedSource, so_a, so_b):
 @patch
 def compute_tile(self: PipelinedSource):
     "The k-tile; with `AT=False` each 16-byte load of A is one row's next four k steps, B's fragments one step ahead."
+    if self.KS > 1: return self.group_steps()
     if self.AT: return WarptileSource.compute_tile(self)
     s, BK, BN, RM, RN, TM = self.s, self.BK, self.BN, self.RM, self.RN, self.TM
     staged = self.STAGES > 1
@@ -217,30 +252,71 @@ def compute_tile(self: PipelinedSource):
         fb = ", ".join(f"fb{k}_{j}" for j in range(RN // 4))
         s(f"outer(acc, ({fa},), ({fb},))")
 
+# %% ../../nbs/14_cublas.ipynb #5e1c0a72
+@patch
+def group_steps(self: PipelinedSource):
+    "Sliced k: this group's BK/KS steps of the k-tile, written out, from its first step `kA`, `kB` in the stage."
+    s, steps = self.s, self.BK // self.KS
+    s("rA = u32(soA + tr + kA)" if self.STAGES > 1 else "rA = u32(tr + kA)",
+      "rB = u32(soB + tc + kB)" if self.STAGES > 1 else "rB = u32(tc + kB)",
+      f"# the group's {steps} steps written out; step k+1's fragments are loaded before step k's multiply-adds")
+    self.fragments(0)
+    for k in range(steps):
+        if k + 1 < steps: self.fragments(k + 1)
+        self.multiply(k)
+
+@patch
+def epilogue(self: PipelinedSource):
+    "With sliced k, the groups' sums added first (group 0 adds groups 1… in order: the same bits every run); then C."
+    if self.KS > 1:
+        s, R, N0 = self.s, self.RM * self.RN, self.NT // self.KS
+        s("# groups 1… leave their partial sums in `red` (thread t0 of a group: floats t0, t0 + threads, …), group 0",
+          "# adds them in group order and alone writes C: the other groups' rows are put past M",
+          f"t0 = u32(tid % u32({N0}))")
+        with s.block("if g > u32(0):"):
+            for i in range(R): s(f"red[(g - u32(1)) * u32({N0 * R}) + u32({i * N0}) + t0] = acc[{i}]")
+        s("cuda.syncthreads()")
+        with s.block("if g == u32(0):"):
+            for h in range(1, self.KS):
+                for i in range(R): s(f"acc[{i}] += red[u32({(h - 1) * N0 * R + i * N0}) + t0]")
+        s("M = u32(M if g == u32(0) else u32(0))")
+    WarptileSource.epilogue(self)
+
 # %% ../../nbs/14_cublas.ipynb #50a3730b
 def pipelined_source(BM, BN, BK, WM, WN, WNITER, TM, TN, STAGES=3, ASYNC=True, GM=1, DYN=False, AT=True, VEC=True,
-                     A_KMAJOR=False, B_NMAJOR=False, BATCH=False, **_) -> str:
+                     A_KMAJOR=False, B_NMAJOR=False, BATCH=False, KS=1, **_) -> str:
     "The Python source of the pipelined kernel `kernel(a, b, c)` for one configuration."
     return PipelinedSource(BM, BN, BK, WM, WN, WNITER, TM, TN, STAGES=STAGES, VEC=VEC, ASYNC=ASYNC, GM=GM,
-                           DYN=DYN, AT=AT, A_KMAJOR=A_KMAJOR, B_NMAJOR=B_NMAJOR, BATCH=BATCH).text()
+                           DYN=DYN, AT=AT, A_KMAJOR=A_KMAJOR, B_NMAJOR=B_NMAJOR, BATCH=BATCH, KS=KS).text()
 
 # %% ../../nbs/14_cublas.ipynb #8deaed59
 class PipelinedKernelSpec(AlignedKernelSpec):
-    "An `AlignedKernelSpec` whose general kernel (chapter 09's, for unaligned rows) uses static shared memory only."
+    "An `AlignedKernelSpec` whose general kernel (for unaligned rows) uses static shared memory only."
     def geometry(self, config, m: int, n: int, k: int, aligned: bool = True) -> Geometry:
         geo = super().geometry(config, m, n, k, aligned)
         return geo if aligned else dataclasses.replace(geo, shared=0)
 
 # %% ../../nbs/14_cublas.ipynb #c1c5efe1
+def pipelined_threads(c) -> int: return warptile_threads(c) * c.KS      # KS groups of chapter 09's warps
+def pipelined_budget(c) -> int: return min(255, 65536 // (pipelined_threads(c) * c.MINB) // 8 * 8)
+
 def _pipelined_registers(c):
     "Chapter 09's estimate, without the prefetched chunks under ASYNC; AT=False holds four k steps of A, not two."
     return register_need(c, chunks_in_registers=not c.ASYNC) + (0 if c.AT else 2 * warp_shape(**c)["RM"])
 
-PIPELINED_CONSTRAINTS = {**WARPTILE_CONSTRAINTS,       # chapter 09's, its register estimate replaced, and four more
+PIPELINED_CONSTRAINTS = {   # sliced k first (the others assume it), then chapter 09's (two with KS·threads), four more
+    "sliced k": ("KS (sliced k) is 1, 2 or 4 groups, each with whole steps (BK % KS == 0), A transposed (AT=True) and "
+                 "static shared memory (DYN=False)",
+                 lambda c: c.KS in (1, 2, 4) and (c.KS == 1 or (c.BK % c.KS == 0 and c.AT and not c.DYN))),
+    **WARPTILE_CONSTRAINTS,
+    "chunks": ("each thread copies whole 16-byte chunks: BM·BK/4 and BN·BK/4 are multiples of the threads (KS groups "
+               "of 32·(BM/WM)·(BN/WN)), BK/4 and BN/4 divide them",
+               lambda c: (n := pipelined_threads(c)) <= 1024 and (c.BM * c.BK // 4) % n == 0
+                         and (c.BN * c.BK // 4) % n == 0 and n % (c.BK // 4) == 0 and n % (c.BN // 4) == 0),
     "registers": ("registers: MINB blocks of these threads per SM leave min(255, 65536/(threads·MINB)) per thread, "
                   "fewer than the accumulators, the fragments (four k steps of A with AT=False, else two), the "
                   "prefetched chunks (none with ASYNC) and ~24 for indices need",
-                  lambda c: _pipelined_registers(c) <= register_budget(c)),
+                  lambda c: _pipelined_registers(c) <= pipelined_budget(c)),
     "stages": ("ASYNC=True pipelines 2 to 4 stages; ASYNC=False (chapter 09's register prefetch) has 1 or 2",
                lambda c: 2 <= c.STAGES <= 4 if c.ASYNC else c.STAGES in (1, 2)),
     "dynamic": ("DYN=True (dynamic shared memory) is for the cp.async pipeline: ASYNC=True",
@@ -281,14 +357,16 @@ def _its_default(m: int, n: int, k: int) -> list[dict]: return [{}]   # what it 
 @autotune("ASYNC, STAGES, DYN", [(False, 1, False), (True, 2, False), (True, 3, False), (True, 4, False),
                                        (True, 3, True), (True, 4, True)])
 @autotune("GM", [1, 8, 16])
-def pipelined(BM, BN, BK, WM, WN, WNITER, TM, TN, MINB, STAGES, ASYNC, GM, DYN, AT=True, VEC=True,
+def pipelined(BM, BN, BK, WM, WN, WNITER, TM, TN, MINB, STAGES, ASYNC, GM, DYN, AT=True, KS=1, VEC=True,
               A_KMAJOR=False, B_NMAJOR=False, BATCH=False):
-    """Chapter 09's kernel with `cp.async` stages, grouped launch order, dynamic shared memory and A's layout as options
-    (`A_KMAJOR`, `B_NMAJOR`: the operands as stored; `BATCH`: a batch of products; chapter 15)."""
+    """Chapter 09's kernel with `cp.async` stages, grouped launch order, dynamic shared memory, A's layout and sliced k
+    as options (`A_KMAJOR`, `B_NMAJOR`: the operands as stored; `BATCH`: a batch of products; chapter 15)."""
     cfg = dict(BM=BM, BN=BN, BK=BK, WM=WM, WN=WN, WNITER=WNITER, TM=TM, TN=TN)
-    if not VEC: ASYNC, STAGES, DYN, AT = False, 1, False, True      # unaligned rows: chapter 09's general kernel
+    if not VEC and (DYN or not ASYNC):   # unaligned rows: chapter 09's general kernel (its shared memory is static)
+        ASYNC, STAGES, DYN, AT = False, 1, False, True
     layout = {k: v for k, v in dict(A_KMAJOR=A_KMAJOR, B_NMAJOR=B_NMAJOR, BATCH=BATCH).items() if v}
-    opts = dict(STAGES=STAGES, ASYNC=ASYNC, GM=GM, DYN=DYN, **({} if AT else dict(AT=False)), **layout)
+    opts = dict(STAGES=STAGES, ASYNC=ASYNC, GM=GM, DYN=DYN, **({} if AT else dict(AT=False)),
+                **({} if KS == 1 else dict(KS=KS)), **layout)
     return compile_source(pipelined_source(**cfg, **opts, VEC=VEC), source_name("pipelined", **cfg, **opts, VEC=VEC),
                           namespace())
 
@@ -296,13 +374,13 @@ pipelined_spec = register(PipelinedKernelSpec(
     "pipelined", "14_cublas", pipelined,
     # chapter 09's register prefetch with the grouped launch order; the cp.async pipeline (ASYNC=True) measured slower
     dict(BM=128, BN=128, BK=8, WM=64, WN=64, WNITER=2, TM=8, TN=4, MINB=1, STAGES=1, ASYNC=False, GM=16, DYN=False,
-         AT=True),
-    block=lambda cfg: (warptile_threads(cfg),), constraints=tuple(PIPELINED_CONSTRAINTS.values()),
+         AT=True, KS=1),
+    block=lambda cfg: (pipelined_threads(cfg),), constraints=tuple(PIPELINED_CONSTRAINTS.values()),
     static_smem=lambda cfg: 0 if cfg.DYN else _smem_bytes(cfg),
     dynamic_smem=lambda cfg, m, n, k: _smem_bytes(cfg) if cfg.DYN else 0,
-    jit_options=warptile_jit_options,
-    vector_loads=True, general=lambda **cfg: pipelined(**cfg, VEC=False),
-    offers=_its_default, registers=warptiled_registers, cost=warptiled_seconds,
+    jit_options=lambda cfg: dict(launch_bounds=(pipelined_threads(cfg), cfg.MINB)),
+    vector_loads=True, general=lambda **cfg: pipelined(**cfg, VEC=False), offers=_its_default,
+    registers=lambda cfg: min(register_need(cfg) + REGISTER_MARGIN, pipelined_budget(cfg)), cost=warptiled_seconds,
     reads_transposed=True, layout_constraints=(*LAYOUT_CONSTRAINTS, (
         "A stored k-major is kept transposed in shared memory: AT=True", lambda c, a_kmajor, b_nmajor: c.AT or not a_kmajor)),
     reads_batch=True,

@@ -420,8 +420,14 @@ def small_pipelines(m: int, n: int, k: int) -> list[dict]:
     squares). The model prices a pipeline as the same tile without one, so `cudamm-tune` measures them instead
     (`KernelSpec.explores`, chapter 15a's `shortlist`)."""
     if cdiv(m, 128) * cdiv(n, 128) >= COURSE_GPU.sms: return []
-    return [tile_config(tile, BK=16, STAGES=stages, ASYNC=True, GM=1, DYN=False)
-            for tile in ("32x32", "64x32", "64x64") for stages in (3, 4)]
+    plain = [tile_config(tile, BK=16, STAGES=stages, ASYNC=True, GM=1, DYN=False)
+             for tile in ("32x32", "64x32", "64x64") for stages in (3, 4)]
+    # and sliced k (chapter 14's KS): 2 or 4 groups of the tile's warps share each k-tile, MINB shrunk to match
+    sliced = [tile_config(tile, BK=bk, KS=ks, MINB=max(1, TILES[tile][-1] // ks), STAGES=stages, ASYNC=True, GM=1,
+                          DYN=False)
+              for tile, ks, bk in (("32x32", 2, 16), ("32x32", 4, 32), ("64x32", 2, 16), ("64x64", 2, 16))
+              for stages in (3, 4)]
+    return plain + sliced
 
 get_kernel("pipelined").explores = small_pipelines      # chapter 14's kernel, on this chapter's tiles
 

@@ -64,6 +64,7 @@ def floor(mns, ks):
     a, b, c = gpu_inputs(32, 32, 16, seed=1)
     print(timed("empty numba kernel (1 block)", lambda: empty[1, 32](c), c, None, both), flush=True)
     kernels = {"pipelined 32×32 BK=16, 4 stages": ("pipelined", pipeline(16, 4)),
+               "pipelined 32×32 BK=16, no cp.async": ("pipelined", dict(pipeline(16, 4), ASYNC=False, STAGES=1)),
                "splitk 32×32 BK=16, one slice": ("splitk", dict(TILE, BK=16, MINB=8, SPLITK=1, PAD=False))}
     for mn in mns:
         for k in ks:
