@@ -16,7 +16,9 @@ def warp_shape(BM, BN, WM, WN, WNITER, TM, TN, **_) -> dict:
     return dict(threads=threads, WMITER=wmiter, WSUBM=WM // max(wmiter, 1), WSUBN=WN // WNITER,
                 lanes_n=WN // WNITER // TN, RM=wmiter * TM, RN=WNITER * TN)
 
-def warptile_threads(cfg): return warp_shape(**cfg)["threads"]
+def warptile_threads(cfg):
+    "Threads in a block: 32 per warp tile, times the KS groups of chapter 14's sliced k (1 without it)."
+    return warp_shape(**cfg)["threads"] * cfg.get("KS", 1)
 def warptile_jit_options(cfg): return dict(launch_bounds=(warptile_threads(cfg), cfg.MINB))
 
 # %% ../nbs/95_kernel_source.ipynb #8bc44f58

@@ -97,9 +97,10 @@ def test_sliced_k_matches_float64(opts):
 
 
 def test_sliced_k_counts_its_threads_and_shared_memory():
-    from cudamm.kernels.pipelined import pipelined_threads, _smem_bytes
+    from cudamm.kernels.pipelined import _smem_bytes
+    from cudamm.kernels.warptile import warptile_threads
     c = pipelined_spec.check(dict(SLICED, ASYNC=True, STAGES=3))
-    assert pipelined_threads(c) == 128 and pipelined_spec.block(c) == (128,)
+    assert warptile_threads(c) == 128 and pipelined_spec.block(c) == (128,)
     assert pipelined_spec.jit_options(c)["launch_bounds"] == (128, 1)
     assert _smem_bytes(c) == (3 * (32 + 32) * 16 + 32 * 32) * 4                   # stages, and group 1's sums
     src = pipelined_source(**c)

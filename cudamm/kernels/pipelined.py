@@ -6,8 +6,8 @@ Docs: https://cudamm.github.io/cudamm/cublas.html.md"""
 
 # %% auto #0
 __all__ = ['loops_spec', 'PIPELINED_CONSTRAINTS', 'TILE_EFFICIENCY', 'UNALIGNED_EFFICIENCY', 'REGISTER_MARGIN', 'pipelined_spec',
-           'pipeline_loops', 'PipelinedSource', 'pipelined_source', 'PipelinedKernelSpec', 'pipelined_threads',
-           'pipelined_budget', 'warptiled_registers', 'warptiled_seconds', 'pipelined']
+           'pipeline_loops', 'PipelinedSource', 'pipelined_source', 'PipelinedKernelSpec', 'warptiled_registers',
+           'warptiled_seconds', 'pipelined']
 
 # %% ../../nbs/14_cublas.ipynb #a2474bd0
 from ..intrinsics import namespace, compile_source, source_name, cp_async16, cp_async4, cp_commit, cp_wait, sts4
@@ -297,26 +297,19 @@ class PipelinedKernelSpec(AlignedKernelSpec):
         return geo if aligned else dataclasses.replace(geo, shared=0)
 
 # %% ../../nbs/14_cublas.ipynb #c1c5efe1
-def pipelined_threads(c) -> int: return warptile_threads(c) * c.KS      # KS groups of chapter 09's warps
-def pipelined_budget(c) -> int: return min(255, 65536 // (pipelined_threads(c) * c.MINB) // 8 * 8)
-
 def _pipelined_registers(c):
     "Chapter 09's estimate, without the prefetched chunks under ASYNC; AT=False holds four k steps of A, not two."
     return register_need(c, chunks_in_registers=not c.ASYNC) + (0 if c.AT else 2 * warp_shape(**c)["RM"])
 
-PIPELINED_CONSTRAINTS = {   # sliced k first (the others assume it), then chapter 09's (two with KS·threads), four more
+PIPELINED_CONSTRAINTS = {   # sliced k first (the others assume it), then chapter 09's (threads: all KS groups), four more
     "sliced k": ("KS (sliced k) is 1, 2 or 4 groups, each with whole steps (BK % KS == 0), A transposed (AT=True) and "
                  "static shared memory (DYN=False)",
                  lambda c: c.KS in (1, 2, 4) and (c.KS == 1 or (c.BK % c.KS == 0 and c.AT and not c.DYN))),
     **WARPTILE_CONSTRAINTS,
-    "chunks": ("each thread copies whole 16-byte chunks: BM·BK/4 and BN·BK/4 are multiples of the threads (KS groups "
-               "of 32·(BM/WM)·(BN/WN)), BK/4 and BN/4 divide them",
-               lambda c: (n := pipelined_threads(c)) <= 1024 and (c.BM * c.BK // 4) % n == 0
-                         and (c.BN * c.BK // 4) % n == 0 and n % (c.BK // 4) == 0 and n % (c.BN // 4) == 0),
     "registers": ("registers: MINB blocks of these threads per SM leave min(255, 65536/(threads·MINB)) per thread, "
                   "fewer than the accumulators, the fragments (four k steps of A with AT=False, else two), the "
                   "prefetched chunks (none with ASYNC) and ~24 for indices need",
-                  lambda c: _pipelined_registers(c) <= pipelined_budget(c)),
+                  lambda c: _pipelined_registers(c) <= register_budget(c)),
     "stages": ("ASYNC=True pipelines 2 to 4 stages; ASYNC=False (chapter 09's register prefetch) has 1 or 2",
                lambda c: 2 <= c.STAGES <= 4 if c.ASYNC else c.STAGES in (1, 2)),
     "dynamic": ("DYN=True (dynamic shared memory) is for the cp.async pipeline: ASYNC=True",
@@ -375,12 +368,12 @@ pipelined_spec = register(PipelinedKernelSpec(
     # chapter 09's register prefetch with the grouped launch order; the cp.async pipeline (ASYNC=True) measured slower
     dict(BM=128, BN=128, BK=8, WM=64, WN=64, WNITER=2, TM=8, TN=4, MINB=1, STAGES=1, ASYNC=False, GM=16, DYN=False,
          AT=True, KS=1),
-    block=lambda cfg: (pipelined_threads(cfg),), constraints=tuple(PIPELINED_CONSTRAINTS.values()),
+    block=lambda cfg: (warptile_threads(cfg),), constraints=tuple(PIPELINED_CONSTRAINTS.values()),
     static_smem=lambda cfg: 0 if cfg.DYN else _smem_bytes(cfg),
     dynamic_smem=lambda cfg, m, n, k: _smem_bytes(cfg) if cfg.DYN else 0,
-    jit_options=lambda cfg: dict(launch_bounds=(pipelined_threads(cfg), cfg.MINB)),
-    vector_loads=True, general=lambda **cfg: pipelined(**cfg, VEC=False), offers=_its_default,
-    registers=lambda cfg: min(register_need(cfg) + REGISTER_MARGIN, pipelined_budget(cfg)), cost=warptiled_seconds,
+    jit_options=warptile_jit_options,
+    vector_loads=True, general=lambda **cfg: pipelined(**cfg, VEC=False),
+    offers=_its_default, registers=warptiled_registers, cost=warptiled_seconds,
     reads_transposed=True, layout_constraints=(*LAYOUT_CONSTRAINTS, (
         "A stored k-major is kept transposed in shared memory: AT=True", lambda c, a_kmajor, b_nmajor: c.AT or not a_kmajor)),
     reads_batch=True,
