@@ -75,9 +75,15 @@ class Estimate:
         return max(t, self.stream_time(self.io, running * self.threads * TILE_BYTES_IN_FLIGHT))
 
     def streaming(self, nbytes: float, in_flight_per_thread: float) -> float:
-        "A streaming kernel's time: `nbytes` with the loads its running threads have in flight (64 bytes each at most)."
-        in_flight = min(in_flight_per_thread, STREAM_BYTES_IN_FLIGHT)
-        t = self.stream_time(nbytes, min(self.blocks, self.slots) * self.threads * in_flight)
+        """A streaming kernel's time: `nbytes`, an equal share a block, in waves of `slots` blocks, each wave at the
+        bandwidth its threads' loads in flight allow (64 bytes each at most): a last wave of few blocks is slow."""
+        in_flight = min(in_flight_per_thread, STREAM_BYTES_IN_FLIGHT) * self.threads   # a block's
+        full, last = divmod(self.blocks, self.slots)
+        if not full: t = self.stream_time(nbytes, self.blocks * in_flight)             # one wave
+        else:
+            per_block = nbytes / self.blocks
+            t = full * self.stream_time(self.slots * per_block, self.slots * in_flight)
+            if last: t += self.stream_time(last * per_block, last * in_flight)
         return max(t, 2.0 * self.m * self.n * self.k / (self.gpu.sms * self.peak_sm * STREAMING_PEAK))
 
     def seconds(self, config, m: int, n: int, k: int) -> float:
