@@ -82,10 +82,12 @@ def test_an_entry_of_a_shape_near_keeps_its_kernel_with_another_split():
 
 
 # the offline check: (the model alone, the table without each shape's entry) → at least these shares of the fastest
-# candidate timed, and at least these many picks timed (of 32 logged shapes); made with the code of this commit
+# candidate timed, and at least these many picks timed (of the logged shapes); made with the code of this commit
 # (the H200's third log times chapter 15's explored small pipelines, which only an entry picks: the model's share
-# of the fastest there fell from 97.3 to 96.0 %, the fastest being faster)
-FLOORS = {"h100": dict(model=(0.965, 29), between=(0.96, 27)), "h200": dict(model=(0.955, 32), between=(0.955, 32))}
+# of the fastest there fell from 97.3 to 96.0 %, the fastest being faster; its fifth adds 512×768×1024, where the
+# model's 4 slices of k took 36.4 µs and 8 took 32.1: 95.6 and 95.5 % since)
+FLOORS = {"h100": dict(model=(0.965, 29), between=(0.96, 27)), "h200": dict(model=(0.95, 33), between=(0.95, 33))}
+SHAPES = {"h100": 32, "h200": 33}     # logged shapes
 
 
 @pytest.mark.parametrize("folder", GPUS)
@@ -102,7 +104,7 @@ def test_replay_against_the_tune_logs(folder):
         return (entry and dispatch._from_table(entry, "table")) or dispatch.model_choice(m, n, k, dev)
     before = dispatch.share_of_best(dispatch.replay(logs, as_it_stands))
     for got, (share, timed) in ((model, FLOORS[folder]["model"]), (between, FLOORS[folder]["between"])):
-        assert got["share"] >= share and got["timed"] >= timed and got["shapes"] == 32, got
+        assert got["share"] >= share and got["timed"] >= timed and got["shapes"] == SHAPES[folder], got
     assert between["share"] > before["share"] and between["worst"][0] > before["worst"][0]
 
 
