@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from cudamm.kernels import get_kernel
-from cudamm.kernels.shapes import TILES, tile_config
+from cudamm.kernels.shapes import NARROW, TILES, tile_config
 from cudamm.utils import check_kernel
 from cudamm import dispatch
 
@@ -15,7 +15,9 @@ CONFIGS = [("splitk", tile_config(t, BK=bk, SPLITK=s), shape) for t, bk, s, shap
                ("64x32", 8, 2, (64, 33, 17))]] + [
            ("splitk", tile_config("64x128", BK=16, SPLITK=1, PAD=True), (33, 65, 131)),     # through the padded copies
            ("splitk", tile_config("32x32", BK=16, SPLITK=3, PAD=True), (40, 36, 90)),
-           ("splitk", tile_config("64x64", BK=16, SPLITK=2, PAD=True), (20, 36, 40))] + [    # aligned: no copies
+           ("splitk", tile_config("64x64", BK=16, SPLITK=2, PAD=True), (20, 36, 40)),      # aligned: no copies
+           ("splitk", {**NARROW, "BK": 16, "SPLITK": 3, "PAD": False}, (70, 15, 300)),        # the explored 64×16 tile
+           ("splitk", {**NARROW, "BK": 16, "SPLITK": 1, "PAD": False}, (65, 16, 64))] + [
            ("fewrows", dict(MT=1, NW=8, U=8, SPLITK=4), (1, 70, 131)), ("fewrows", dict(MT=16, NW=2, U=4, SPLITK=1), (20, 132, 36)),
            ("fewrows", dict(MT=8, NW=4, U=8, SPLITK=3), (9, 8, 100)),
            ("fewcols", dict(NC=16, RW=4, NW=2, SPLITK=1), (20, 17, 260)), ("fewcols", dict(NC=1, RW=4, NW=8, SPLITK=3), (70, 1, 300)),
@@ -31,6 +33,15 @@ def test_fewcols_loads_a_16_bytes_at_a_time():
     from cudamm.inspect import inspect_many
     (r,) = inspect_many([("fewcols", dict(NC=4, RW=2, NW=4, SPLITK=2))])
     assert r.ld_global_v4 > 0 and r.local == 0 and r.spill_stores == 0
+
+
+def test_narrow_tiles_are_explored_not_offered():
+    "The 64×16 tile: `cudamm-tune` times it at 9 to 16 columns; the model, which has no efficiency for it, never picks it."
+    spec = get_kernel("splitk")
+    assert {c["BN"] for c in spec.explores(13323, 15, 12581)} == {16} and not spec.explores(13323, 17, 12581)
+    assert not [c for name, c in dispatch.candidates(13323, 15, 12581) if name == "splitk" and c.BN == 16]
+    tuned = dispatch.shortlist(13323, 15, 12581, dispatch.KNOWN_GPUS["H200"])
+    assert any(name == "splitk" and c.BN == 16 for name, c in tuned)
 
 
 def test_splitk_refuses_too_many_partial_sums():

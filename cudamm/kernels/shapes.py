@@ -6,11 +6,11 @@ Docs: https://cudamm.github.io/cudamm/every_shape.html.md"""
 
 # %% auto #0
 __all__ = ['TILES', 'SPLITS', 'SUM_THREADS', 'SUM_SIGNATURE', 'FIXUP_SIGNATURE', 'sum_slices', 'KEEP_BYTES', 'KEEP_BUFFERS',
-           'copy_padded', 'SPLITK_CONSTRAINTS', 'DEEP_SPLITS', 'COPY_BYTES_IN_FLIGHT', 'splitk_spec', 'fewrows_spec',
-           'fewcols_spec', 'SplitKSource', 'splitk_source', 'tile_config', 'splitk', 'sum_geometry', 'workspace',
-           'counters', 'add_slices_in_last_block', 'SplitKSpec', 'copy_geometry', 'padded', 'PadSpec', 'offered_splits',
-           'summed_in_a_row', 'split_sums_seconds', 'padded_copies_seconds', 'small_pipelines', 'FewRowsSource',
-           'fewrows', 'FewColsSource', 'fewcols']
+           'copy_padded', 'SPLITK_CONSTRAINTS', 'DEEP_SPLITS', 'COPY_BYTES_IN_FLIGHT', 'splitk_spec', 'NARROW',
+           'fewrows_spec', 'fewcols_spec', 'SplitKSource', 'splitk_source', 'tile_config', 'splitk', 'sum_geometry',
+           'workspace', 'counters', 'add_slices_in_last_block', 'SplitKSpec', 'copy_geometry', 'padded', 'PadSpec',
+           'offered_splits', 'summed_in_a_row', 'split_sums_seconds', 'padded_copies_seconds', 'small_pipelines',
+           'narrow_tiles', 'FewRowsSource', 'fewrows', 'FewColsSource', 'fewcols']
 
 # %% ../../nbs/15_every_shape.ipynb #e9c44087
 import collections, contextlib, dataclasses, functools, threading
@@ -430,6 +430,18 @@ def small_pipelines(m: int, n: int, k: int) -> list[dict]:
     return plain + sliced
 
 get_kernel("pipelined").explores = small_pipelines      # chapter 14's kernel, on this chapter's tiles
+
+NARROW = dict(BM=64, BN=16, WM=32, WN=16, WNITER=1, TM=4, TN=4, MINB=8)     # 64 threads, 16 results each
+
+def narrow_tiles(m: int, n: int, k: int) -> list[dict]:
+    """`splitk` on a 64×16 tile, for 9 to 16 columns, each offered split of k: there the 64×32 and 32×32 tiles
+    compute up to twice the columns C has (13323×15×12581 on an H200: 685 µs on a 64×32 tile, cuBLAS 391;
+    `benchmarks/results/h200/random/seed_1124231177/`). No efficiency of this tile is measured yet, so the model does
+    not price it; `cudamm-tune` measures it (`KernelSpec.explores`)."""
+    if not 8 < n <= 16: return []
+    return [{**NARROW, "BK": 16, "SPLITK": s, "PAD": False} for s in offered_splits(m, n, k, shortest=128)]
+
+get_kernel("splitk").explores = narrow_tiles
 
 # %% ../../nbs/15_every_shape.ipynb #087341cd
 class FewRowsSource:
