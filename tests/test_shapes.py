@@ -20,6 +20,7 @@ CONFIGS = [("splitk", tile_config(t, BK=bk, SPLITK=s), shape) for t, bk, s, shap
            ("splitk", {**NARROW, "BK": 16, "SPLITK": 1, "PAD": False}, (65, 16, 64))] + [
            ("fewrows", dict(MT=1, NW=8, U=8, SPLITK=4), (1, 70, 131)), ("fewrows", dict(MT=16, NW=2, U=4, SPLITK=1), (20, 132, 36)),
            ("fewrows", dict(MT=8, NW=4, U=8, SPLITK=3), (9, 8, 100)),
+           ("fewrows", dict(MT=16, NW=1, U=8, SPLITK=1), (38, 4, 8)), ("fewrows", dict(MT=8, NW=2, U=8, SPLITK=1), (7, 300, 13)),
            ("fewcols", dict(NC=16, RW=4, NW=2, SPLITK=1), (20, 17, 260)), ("fewcols", dict(NC=1, RW=4, NW=8, SPLITK=3), (70, 1, 300)),
            ("fewcols", dict(NC=8, RW=1, NW=4, SPLITK=2), (9, 16, 132))]
 
@@ -42,6 +43,14 @@ def test_narrow_tiles_are_explored_not_offered():
     assert not [c for name, c in dispatch.candidates(13323, 15, 12581) if name == "splitk" and c.BN == 16]
     tuned = dispatch.shortlist(13323, 15, 12581, dispatch.KNOWN_GPUS["H200"])
     assert any(name == "splitk" and c.BN == 16 for name, c in tuned)
+
+
+def test_few_warps_are_explored_at_tiny_k():
+    "One or two warps of `fewrows` at k ≤ 16: `cudamm-tune` times them, the model never picks them."
+    spec = get_kernel("fewrows")
+    assert {(c["NW"], c["MT"]) for c in spec.explores(38, 4, 8)} == {(1, 8), (2, 8), (1, 16), (2, 16)}
+    assert not spec.explores(38, 4, 17) and not spec.explores(65, 4, 8)
+    assert not [c for name, c in dispatch.candidates(38, 4, 8) if name == "fewrows" and c.NW < 4]
 
 
 def test_splitk_refuses_too_many_partial_sums():

@@ -532,10 +532,21 @@ def fewrows(MT, NW, U, SPLITK, VEC=True):
 
 def _pow2_at_least(x: int, cap: int) -> int: return min(1 << max(x - 1, 0).bit_length(), cap)
 
+def _row_tiles(m: int) -> set[int]:
+    "For m ≤ 64, the row tiles that suit m: the power of 2 that holds it (to 16), and half of it."
+    return {mt for mt in (_pow2_at_least(m, 16), _pow2_at_least(m, 16) // 2) if mt} if m <= 64 else set()
+
 def _fewrows_offers(m: int, n: int, k: int) -> list[dict]:
-    "For m ≤ 64: its space at the row tiles that suit m (the power of 2 that holds it, to 16, and half), k/SPLITK ≥ 64."
-    mts = {_pow2_at_least(m, 16), _pow2_at_least(m, 16) // 2} if m <= 64 else set()
-    return [c for c in space_of(fewrows) if c["MT"] in mts and (c["SPLITK"] == 1 or k // c["SPLITK"] >= 64)]
+    "For m ≤ 64: its space at the row tiles that suit m, k/SPLITK ≥ 64."
+    return [c for c in space_of(fewrows) if c["MT"] in _row_tiles(m) and (c["SPLITK"] == 1 or k // c["SPLITK"] >= 64)]
+
+def _fewrows_explores(m: int, n: int, k: int) -> list[dict]:
+    """For m ≤ 64 and k ≤ 16: one or two warps a block, 8 rows of k each, so that each warp loads once and few or
+    none add sums in shared memory. At tiny products the kernels' own time is behind Triton's, not memory's
+    (`benchmarks/experiments/small_products_h200/`, section 7); the model does not tell these apart, `cudamm-tune`
+    measures them."""
+    if k > 16: return []
+    return [dict(MT=mt, NW=nw, U=8, SPLITK=1) for mt in sorted(_row_tiles(m)) for nw in (1, 2)]
 
 def _fewrows_seconds(cfg, m: int, n: int, k: int, model) -> float:
     "B streamed once per block row of C and A once, U 16-byte rows of B in flight a thread; then the slices' sum."
@@ -552,6 +563,7 @@ fewrows_spec = register(SplitKSpec(
                  ("SPLITK slices of k: 1 to 64", lambda c: 1 <= c.SPLITK <= 64)),
     static_smem=lambda cfg: (cfg.NW - 1) * cfg.MT * 512, vector_loads=True,
     general=lambda **cfg: fewrows(**cfg, VEC=False), fixup=True, offers=_fewrows_offers, cost=_fewrows_seconds,
+    explores=_fewrows_explores,
     # registers: ~24 for indices, 4 accumulators a row of C, U rows of B (4 floats each) and A's values
     registers=lambda cfg: 24 + 4 * cfg.MT + 5 * cfg.U + (cfg.MT * cfg.U if cfg.MT > 4 else 0),
     longest_sum=lambda cfg, m, n, k: summed_in_a_row(k, cfg.SPLITK, cfg.NW),   # the warps take turns over k
