@@ -431,6 +431,7 @@ def small_pipelines(m: int, n: int, k: int) -> list[dict]:
 
 get_kernel("pipelined").explores = small_pipelines      # chapter 14's kernel, on this chapter's tiles
 
+# %% ../../nbs/15_every_shape.ipynb #n4rr0w16
 NARROW = dict(BM=64, BN=16, WM=32, WN=16, WNITER=1, TM=4, TN=4, MINB=8)     # 64 threads, 16 results each
 
 def narrow_tiles(m: int, n: int, k: int) -> list[dict]:
@@ -548,6 +549,7 @@ def _fewrows_explores(m: int, n: int, k: int) -> list[dict]:
     if k > 16: return []
     return [dict(MT=mt, NW=nw, U=8, SPLITK=1) for mt in sorted(_row_tiles(m)) for nw in (1, 2)]
 
+# %% ../../nbs/15_every_shape.ipynb #f3wr0wsr
 def _fewrows_seconds(cfg, m: int, n: int, k: int, model) -> float:
     "B streamed once per block row of C and A once, U 16-byte rows of B in flight a thread; then the slices' sum."
     streamed = 4.0 * k * n * cdiv(m, cfg.MT) + 4.0 * m * k
