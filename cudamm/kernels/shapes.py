@@ -633,23 +633,23 @@ class FewColsSource:
         s, NC, RW = self.s, self.NC, self.RW
         hi = "u32(4)" if full else "u32(min(kend - min(kk, kend), u32(4)))"
         for i in range(RW): s(f"xa{i} = ldg4x(True, vec, a, ar{i} + u64(kk), u32(0), {hi})")
+        bvals = {}                      # e -> the names of B's NC values at k = kk + e
         for e in range(4):
             ok = "True" if full else f"kk + u32({e}) < kend"       # rows past kend (even past K) only in the last step
             row = f"u64(kk + u32({e})) * u64(N)"
             if self.VB:
                 for p in range(self.P): s(f"pb{e}_{p} = ldg4x({ok}, vecb, b, {row} + u64(bc{p}), u32(0), u32(4))")
-                bvals = [f"pb{e}_{j // 4}[{j % 4}]" for j in range(NC)]
+                bvals[e] = [f"pb{e}_{j // 4}[{j % 4}]" for j in range(NC)]
             else:
                 for j in range(NC): s(f"xb{e}_{j} = ldg4x({ok}, False, b, {row} + u64(bc{j}), u32(0), u32(1))[0]")
-                bvals = [f"xb{e}_{j}" for j in range(NC)]
-            self.bvals = getattr(self, "bvals", {}) | {e: bvals}
+                bvals[e] = [f"xb{e}_{j}" for j in range(NC)]
         # k outermost: the first multiply-adds read every row of A, so all RW loads of A are issued before them. Row
         # by row, ptxas issued a row's load after the previous row's multiply-adds (sm_90 machine code, NC=4, RW=4),
         # and RW=4 ran up to 1.34× slower on an H200; n = 2 alone ran 6 % faster row by row
         # (benchmarks/experiments/small_products_h200/fewcols_order.txt)
         for e in range(4):
             for i in range(RW):
-                for j in range(NC): s(f"acc{i}_{j} += xa{i}[{e}] * {self.bvals[e][j]}")
+                for j in range(NC): s(f"acc{i}_{j} += xa{i}[{e}] * {bvals[e][j]}")
 
 # %% ../../nbs/15_every_shape.ipynb #55c4f73d
 @autotune("NC", [1, 2, 4, 8, 16])
