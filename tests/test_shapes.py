@@ -22,7 +22,10 @@ CONFIGS = [("splitk", tile_config(t, BK=bk, SPLITK=s), shape) for t, bk, s, shap
            ("fewrows", dict(MT=8, NW=4, U=8, SPLITK=3), (9, 8, 100)),
            ("fewrows", dict(MT=16, NW=1, U=8, SPLITK=1), (38, 4, 8)), ("fewrows", dict(MT=8, NW=2, U=8, SPLITK=1), (7, 300, 13)),
            ("fewcols", dict(NC=16, RW=4, NW=2, SPLITK=1), (20, 17, 260)), ("fewcols", dict(NC=1, RW=4, NW=8, SPLITK=3), (70, 1, 300)),
-           ("fewcols", dict(NC=8, RW=1, NW=4, SPLITK=2), (9, 16, 132))]
+           ("fewcols", dict(NC=8, RW=1, NW=4, SPLITK=2), (9, 16, 132)),
+           # the general build (k not a multiple of 4) with B's rows on 16-byte boundaries (n = 8, 4), and without (6)
+           ("fewcols", dict(NC=8, RW=2, NW=4, SPLITK=2), (21, 8, 131)), ("fewcols", dict(NC=4, RW=4, NW=4, SPLITK=1), (37, 4, 99)),
+           ("fewcols", dict(NC=8, RW=4, NW=4, SPLITK=3), (13, 6, 301))]
 
 
 @pytest.mark.parametrize("name, config, shape", CONFIGS, ids=lambda x: str(x))
@@ -51,6 +54,27 @@ def test_few_warps_are_explored_at_tiny_k():
     assert {(c["NW"], c["MT"]) for c in spec.explores(38, 4, 8)} == {(1, 8), (2, 8), (1, 16), (2, 16)}
     assert not spec.explores(38, 4, 17) and not spec.explores(65, 4, 8)
     assert not [c for name, c in dispatch.candidates(38, 4, 8) if name == "fewrows" and c.NW < 4]
+
+
+GENERAL_PTX = """
+import sys
+from numba import cuda
+from cudamm import compat
+from cudamm.kernels import get_kernel
+spec = get_kernel("fewcols")
+cfg = spec.check(dict(NC=8, RW=4, NW=4, SPLITK=2))
+with compat.fast_inlining(): ptx, _ = cuda.compile_ptx(spec.general(**cfg), spec.signature(cfg), cc=(9, 0))
+print(ptx.count("ld.global.v4.f32"), ptx.count("ld.global.f32"))
+"""
+
+def test_fewcols_general_build_loads_b_16_bytes_at_a_time_when_it_can():
+    "Rows of A off 16-byte boundaries, B's on them (n = 8): B's values come 16 bytes at a time, 8 loads a step."
+    import os, subprocess, sys
+    done = subprocess.run([sys.executable, "-c", GENERAL_PTX], capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "NUMBA_ENABLE_CUDASIM": "0"})     # the simulator has no compile_ptx
+    assert done.returncode == 0, done.stderr[-3000:]
+    vector, scalar = map(int, done.stdout.split()[-2:])
+    assert vector >= 16 and scalar > 0, (vector, scalar)    # 8 a step, full and last; A's rows still 4 bytes a load
 
 
 def test_splitk_refuses_too_many_partial_sums():

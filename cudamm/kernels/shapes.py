@@ -580,6 +580,10 @@ class FewColsSource:
         self.NC, self.RW, self.NW, self.S, self.VEC = NC, RW, NW, SPLITK, VEC
         self.P = (NC + 3) // 4                    # 16-byte pieces of a row of B's NC columns
         self.VB = VEC and NC % 4 == 0             # ... loaded 16 bytes at a time
+        # The general build (A's rows off 16-byte boundaries) asks at run time whether B's rows are on them: n a
+        # multiple of 4 and b's address. Else each value of B is a load of its own, 32 lanes on 32 rows of B: at
+        # n = 8 and long k, 27-43 % of cuBLAS on an H200 (benchmarks/experiments/small_products_h200/, section 7)
+        self.VB_AT_RUN = not VEC and NC % 4 == 0
         self.s = SourceLines()
 
     def text(self) -> str:
@@ -591,7 +595,8 @@ class FewColsSource:
             s(f"red = cuda.shared.array({NW * 32 * (V + 1)}, float32)  # every lane's {V} sums, rows padded by one",
               "M = u32(a.shape[0])", "N = u32(b.shape[1])", "KA = u32(a.shape[1])",
               f"vec = {self.VEC}  # rows of a (and of b) start on 16-byte boundaries",
-              f"vecb = {self.VB}  # 16-byte loads of B's rows",
+              ("vecb = N % u32(4) == u32(0) and address(b) % u64(16) == u64(0)  # B's rows on 16-byte boundaries"
+               if self.VB_AT_RUN else f"vecb = {self.VB}  # 16-byte loads of B's rows"),
               f"ks = u32(((KA + u32({S - 1})) // u32({S}) + u32(3)) // u32(4) * u32(4))  # k per slice",
               "z = u32(cuda.blockIdx.z)", "k0 = u32(min(z * ks, KA))", "kend = u32(min(k0 + ks, KA))",
               "tid = u32(cuda.threadIdx.x)", "warp = u32(tid >> u32(5))", "lane = u32(tid & u32(31))",
@@ -599,18 +604,19 @@ class FewColsSource:
               f"jend = u32(min(j0 + u32({NC}), N))",
               f"r0 = u32((u32(cuda.blockIdx.y) * u32({NW}) + warp) * u32({RW}))  # the warp's first row")
             s("# the columns of B it reads, clamped inside B (results past N are never stored): no test in the loop")
-            if self.VB:
-                for p in range(self.P): s(f"bc{p} = u32(min(j0 + u32({4 * p}), N - u32(4)))")
-            else:
+            if self.VB or self.VB_AT_RUN:
+                for p in range(self.P): s(f"bp{p} = u32(min(j0 + u32({4 * p}), N - u32(4)))  # read only if vecb")
+            if not self.VB:
                 for j in range(NC): s(f"bc{j} = u32(min(j0 + u32({j}), N - u32(1)))")
             for i in range(RW): s(f"ar{i} = u64(min(r0 + u32({i}), M - u32(1))) * u64(KA)  # row r0+{i} of A (clamped)")
             for i in range(RW):
                 for j in range(NC): s(f"acc{i}_{j} = float32(0)")
             s("kl = u32(k0 + lane * u32(4))  # this lane's first k: the warp reads 128 consecutive k per step",
               "full = u32((kend - k0) // u32(128))")
-            with s.block("for t in range(full):"):
-                s("kk = u32(kl + t * u32(128))")
-                self.step(full=True)
+            if self.VB_AT_RUN:                    # a loop for each way of reading B: no branch inside the loop
+                with s.block("if vecb:"): self.full_steps("pieces")
+                with s.block("else:"): self.full_steps("values")
+            else: self.full_steps("pieces" if self.VB else "values")
             s("kk = u32(kl + full * u32(128))")
             with s.block("if kk < kend:  # the last, partial step"):
                 self.step(full=False)
@@ -628,21 +634,22 @@ class FewColsSource:
             if S > 1: add_slices_in_last_block(s, S, 32 * NW, NW * RW, NC, f"u32(cuda.blockIdx.y) * u32({NW * RW})", "j0")
         return s.text()
 
-    def step(self, full: bool):
+    def full_steps(self, b: str):
+        "The loop over the full steps, B read as `b` says (`pieces` or `values`)."
+        with self.s.block("for t in range(full):"):
+            self.s("kk = u32(kl + t * u32(128))")
+            self.step(full=True, b=b)
+
+    def step(self, full: bool, b: str = "branch"):
         "This lane's 4 values of k: A's RW rows (one 16-byte load each) times the NC values of B of each k."
         s, NC, RW = self.s, self.NC, self.RW
         hi = "u32(4)" if full else "u32(min(kend - min(kk, kend), u32(4)))"
         for i in range(RW): s(f"xa{i} = ldg4x(True, vec, a, ar{i} + u64(kk), u32(0), {hi})")
-        bvals = {}                      # e -> the names of B's NC values at k = kk + e
-        for e in range(4):
-            ok = "True" if full else f"kk + u32({e}) < kend"       # rows past kend (even past K) only in the last step
-            row = f"u64(kk + u32({e})) * u64(N)"
-            if self.VB:
-                for p in range(self.P): s(f"pb{e}_{p} = ldg4x({ok}, vecb, b, {row} + u64(bc{p}), u32(0), u32(4))")
-                bvals[e] = [f"pb{e}_{j // 4}[{j % 4}]" for j in range(NC)]
-            else:
-                for j in range(NC): s(f"xb{e}_{j} = ldg4x({ok}, False, b, {row} + u64(bc{j}), u32(0), u32(1))[0]")
-                bvals[e] = [f"xb{e}_{j}" for j in range(NC)]
+        if b == "pieces" or self.VB: bvals = self.pieces_of_b(full)
+        elif b == "values" or not self.VB_AT_RUN: bvals = self.values_of_b(full)
+        else:
+            with s.block("if vecb:"): bvals = self.pieces_of_b(full, values=True)
+            with s.block("else:"): self.values_of_b(full)       # the same names as the branch above
         # k outermost: the first multiply-adds read every row of A, so all RW loads of A are issued before them. Row
         # by row, ptxas issued a row's load after the previous row's multiply-adds (sm_90 machine code, NC=4, RW=4),
         # and RW=4 ran up to 1.34× slower on an H200; n = 2 alone ran 6 % faster row by row
@@ -650,6 +657,26 @@ class FewColsSource:
         for e in range(4):
             for i in range(RW):
                 for j in range(NC): s(f"acc{i}_{j} += xa{i}[{e}] * {bvals[e][j]}")
+
+    def pieces_of_b(self, full: bool, values: bool = False):
+        "B's NC values of each of the 4 k, 16 bytes at a time (`values`: named as `values_of_b` names them); returns e -> the names."
+        s, NC = self.s, self.NC
+        for e in range(4):
+            ok, row = self.b_row(full, e)
+            for p in range(self.P): s(f"pb{e}_{p} = ldg4x({ok}, vecb, b, {row} + u64(bp{p}), u32(0), u32(4))")
+            for j in range(NC * values): s(f"xb{e}_{j} = pb{e}_{j // 4}[{j % 4}]")
+        return {e: [f"xb{e}_{j}" if values else f"pb{e}_{j // 4}[{j % 4}]" for j in range(NC)] for e in range(4)}
+
+    def values_of_b(self, full: bool):
+        "B's NC values of each of the 4 k, a 4-byte load each; returns e -> the names."
+        for e in range(4):
+            ok, row = self.b_row(full, e)
+            for j in range(self.NC): self.s(f"xb{e}_{j} = ldg4x({ok}, False, b, {row} + u64(bc{j}), u32(0), u32(1))[0]")
+        return {e: [f"xb{e}_{j}" for j in range(self.NC)] for e in range(4)}
+
+    def b_row(self, full: bool, e: int) -> tuple[str, str]:
+        "Whether row kk+e of B is read (rows past kend, even past K, only in the last step), and where it starts."
+        return ("True" if full else f"kk + u32({e}) < kend"), f"u64(kk + u32({e})) * u64(N)"
 
 # %% ../../nbs/15_every_shape.ipynb #55c4f73d
 @autotune("NC", [1, 2, 4, 8, 16])

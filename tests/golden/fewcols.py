@@ -16,7 +16,7 @@ def kernel(a, b, c, w, counts):
     jend = u32(min(j0 + u32(4), N))
     r0 = u32((u32(cuda.blockIdx.y) * u32(4) + warp) * u32(2))  # the warp's first row
     # the columns of B it reads, clamped inside B (results past N are never stored): no test in the loop
-    bc0 = u32(min(j0 + u32(0), N - u32(4)))
+    bp0 = u32(min(j0 + u32(0), N - u32(4)))  # read only if vecb
     ar0 = u64(min(r0 + u32(0), M - u32(1))) * u64(KA)  # row r0+0 of A (clamped)
     ar1 = u64(min(r0 + u32(1), M - u32(1))) * u64(KA)  # row r0+1 of A (clamped)
     acc0_0 = float32(0)
@@ -33,10 +33,10 @@ def kernel(a, b, c, w, counts):
         kk = u32(kl + t * u32(128))
         xa0 = ldg4x(True, vec, a, ar0 + u64(kk), u32(0), u32(4))
         xa1 = ldg4x(True, vec, a, ar1 + u64(kk), u32(0), u32(4))
-        pb0_0 = ldg4x(True, vecb, b, u64(kk + u32(0)) * u64(N) + u64(bc0), u32(0), u32(4))
-        pb1_0 = ldg4x(True, vecb, b, u64(kk + u32(1)) * u64(N) + u64(bc0), u32(0), u32(4))
-        pb2_0 = ldg4x(True, vecb, b, u64(kk + u32(2)) * u64(N) + u64(bc0), u32(0), u32(4))
-        pb3_0 = ldg4x(True, vecb, b, u64(kk + u32(3)) * u64(N) + u64(bc0), u32(0), u32(4))
+        pb0_0 = ldg4x(True, vecb, b, u64(kk + u32(0)) * u64(N) + u64(bp0), u32(0), u32(4))
+        pb1_0 = ldg4x(True, vecb, b, u64(kk + u32(1)) * u64(N) + u64(bp0), u32(0), u32(4))
+        pb2_0 = ldg4x(True, vecb, b, u64(kk + u32(2)) * u64(N) + u64(bp0), u32(0), u32(4))
+        pb3_0 = ldg4x(True, vecb, b, u64(kk + u32(3)) * u64(N) + u64(bp0), u32(0), u32(4))
         acc0_0 += xa0[0] * pb0_0[0]
         acc0_1 += xa0[0] * pb0_0[1]
         acc0_2 += xa0[0] * pb0_0[2]
@@ -73,10 +73,10 @@ def kernel(a, b, c, w, counts):
     if kk < kend:  # the last, partial step
         xa0 = ldg4x(True, vec, a, ar0 + u64(kk), u32(0), u32(min(kend - min(kk, kend), u32(4))))
         xa1 = ldg4x(True, vec, a, ar1 + u64(kk), u32(0), u32(min(kend - min(kk, kend), u32(4))))
-        pb0_0 = ldg4x(kk + u32(0) < kend, vecb, b, u64(kk + u32(0)) * u64(N) + u64(bc0), u32(0), u32(4))
-        pb1_0 = ldg4x(kk + u32(1) < kend, vecb, b, u64(kk + u32(1)) * u64(N) + u64(bc0), u32(0), u32(4))
-        pb2_0 = ldg4x(kk + u32(2) < kend, vecb, b, u64(kk + u32(2)) * u64(N) + u64(bc0), u32(0), u32(4))
-        pb3_0 = ldg4x(kk + u32(3) < kend, vecb, b, u64(kk + u32(3)) * u64(N) + u64(bc0), u32(0), u32(4))
+        pb0_0 = ldg4x(kk + u32(0) < kend, vecb, b, u64(kk + u32(0)) * u64(N) + u64(bp0), u32(0), u32(4))
+        pb1_0 = ldg4x(kk + u32(1) < kend, vecb, b, u64(kk + u32(1)) * u64(N) + u64(bp0), u32(0), u32(4))
+        pb2_0 = ldg4x(kk + u32(2) < kend, vecb, b, u64(kk + u32(2)) * u64(N) + u64(bp0), u32(0), u32(4))
+        pb3_0 = ldg4x(kk + u32(3) < kend, vecb, b, u64(kk + u32(3)) * u64(N) + u64(bp0), u32(0), u32(4))
         acc0_0 += xa0[0] * pb0_0[0]
         acc0_1 += xa0[0] * pb0_0[1]
         acc0_2 += xa0[0] * pb0_0[2]
