@@ -25,12 +25,26 @@ CONFIGS = [("splitk", tile_config(t, BK=bk, SPLITK=s), shape) for t, bk, s, shap
            ("fewcols", dict(NC=8, RW=1, NW=4, SPLITK=2), (9, 16, 132)),
            # the general build (k not a multiple of 4) with B's rows on 16-byte boundaries (n = 8, 4), and without (6)
            ("fewcols", dict(NC=8, RW=2, NW=4, SPLITK=2), (21, 8, 131)), ("fewcols", dict(NC=4, RW=4, NW=4, SPLITK=1), (37, 4, 99)),
-           ("fewcols", dict(NC=8, RW=4, NW=4, SPLITK=3), (13, 6, 301))]
+           ("fewcols", dict(NC=8, RW=4, NW=4, SPLITK=3), (13, 6, 301)),
+           ("fewcols", dict(NC=1, RW=2, NW=4, SPLITK=2), (33, 1, 301))]   # general build, n = 1: lanes 32 k apart
 
 
 @pytest.mark.parametrize("name, config, shape", CONFIGS, ids=lambda x: str(x))
 def test_configurations_match_float64(name, config, shape):
     check_kernel(get_kernel(name), *shape, config=config, seed=7)
+
+
+def test_fewcols_reads_a_column_off_a_16_byte_boundary():
+    "n = 1, B's column 4 bytes past a 16-byte boundary, k a multiple of 4 (the fast build): right all the same."
+    from cudamm.intrinsics import _sim_address
+    from cudamm.utils import random_inputs, to_d, assert_matmul_correct
+    spec = get_kernel("fewcols")
+    a, b = random_inputs(40, 1, 260, 3)
+    da, dc = to_d(a), to_d(np.full((40, 1), np.nan, np.float32))
+    db = to_d(np.concatenate([np.zeros(1, np.float32), b.ravel()]))[1:].reshape(260, 1)
+    assert _sim_address(db) % 16 == 4
+    spec.launch(da, db, dc, spec.check(dict(NC=1, RW=2, NW=4, SPLITK=2)))
+    assert_matmul_correct(da, db, dc)
 
 
 def test_fewcols_loads_a_16_bytes_at_a_time():

@@ -574,16 +574,21 @@ fewrows_spec = register(SplitKSpec(
 # %% ../../nbs/15_every_shape.ipynb #727b6d55
 class FewColsSource:
     """C = A·B for few columns of B (n ≤ NC per block): a memory-bound kernel that streams A once. Each warp owns RW
-    rows of A and reads them along k, 16 bytes per lane (512 bytes a warp, coalesced), with the NC values of B of
-    each k; the 32 lanes' partial sums of every result are then added in shared memory in lane order."""
+    rows of A and reads them along k, 512 bytes a warp a step (16 bytes a lane; 4 bytes a lane, four times, where
+    the rows are off 16-byte boundaries), with the NC values of B of each k; the 32 lanes' partial sums of every
+    result are then added in shared memory in lane order."""
     def __init__(self, NC, RW, NW, SPLITK=1, VEC=True, **_):
         self.NC, self.RW, self.NW, self.S, self.VEC = NC, RW, NW, SPLITK, VEC
         self.P = (NC + 3) // 4                    # 16-byte pieces of a row of B's NC columns
         self.VB = VEC and NC % 4 == 0             # ... loaded 16 bytes at a time
         # The general build (A's rows off 16-byte boundaries) asks at run time whether B's rows are on them: n a
         # multiple of 4 and b's address. Else each value of B is a load of its own, 32 lanes on 32 rows of B: at
-        # n = 8 and long k, 27-43 % of cuBLAS on an H200 (benchmarks/experiments/small_products_h200/, section 7)
+        # n = 8 and long k 2.7-3.2× slower on an H200 (benchmarks/experiments/small_products_h200/, section 8)
         self.VB_AT_RUN = not VEC and NC % 4 == 0
+        # The general build reads A 4 bytes at a time: lane l takes k = l, l+32, l+64, l+96 of each 128, so that a
+        # warp's load is 128 contiguous bytes. With 4 k side by side a load spanned 512 bytes and used a quarter of
+        # them: up to 1.8× slower at n = 3 to 8 on an H200 (section 8)
+        self.DK = 1 if VEC else 32               # k between a lane's 4 values of a step
         self.s = SourceLines()
 
     def text(self) -> str:
@@ -611,7 +616,7 @@ class FewColsSource:
             for i in range(RW): s(f"ar{i} = u64(min(r0 + u32({i}), M - u32(1))) * u64(KA)  # row r0+{i} of A (clamped)")
             for i in range(RW):
                 for j in range(NC): s(f"acc{i}_{j} = float32(0)")
-            s("kl = u32(k0 + lane * u32(4))  # this lane's first k: the warp reads 128 consecutive k per step",
+            s(f"kl = u32(k0 + lane * u32({4 if self.VEC else 1}))  # this lane's first k (the warp: 128 k a step)",
               "full = u32((kend - k0) // u32(128))")
             if self.VB_AT_RUN:                    # a loop for each way of reading B: no branch inside the loop
                 with s.block("if vecb:"): self.full_steps("pieces")
@@ -641,10 +646,18 @@ class FewColsSource:
             self.step(full=True, b=b)
 
     def step(self, full: bool, b: str = "branch"):
-        "This lane's 4 values of k: A's RW rows (one 16-byte load each) times the NC values of B of each k."
+        "This lane's 4 values of k: A's RW rows (16 bytes a row, or 4 loads in the general build) times B's NC values."
         s, NC, RW = self.s, self.NC, self.RW
-        hi = "u32(4)" if full else "u32(min(kend - min(kk, kend), u32(4)))"
-        for i in range(RW): s(f"xa{i} = ldg4x(True, vec, a, ar{i} + u64(kk), u32(0), {hi})")
+        if self.VEC:
+            hi = "u32(4)" if full else "u32(min(kend - min(kk, kend), u32(4)))"
+            for i in range(RW): s(f"xa{i} = ldg4x(True, vec, a, ar{i} + u64(kk), u32(0), {hi})")
+            avals = [[f"xa{i}[{e}]" for e in range(4)] for i in range(RW)]
+        else:
+            for e in range(4):
+                ok, _ = self.b_row(full, e)
+                for i in range(RW):
+                    s(f"xa{i}_{e} = ldg4x({ok}, False, a, ar{i} + u64(kk + u32({32 * e})), u32(0), u32(1))[0]")
+            avals = [[f"xa{i}_{e}" for e in range(4)] for i in range(RW)]
         if b == "pieces" or self.VB: bvals = self.pieces_of_b(full)
         elif b == "values" or not self.VB_AT_RUN: bvals = self.values_of_b(full)
         else:
@@ -656,10 +669,11 @@ class FewColsSource:
         # (benchmarks/experiments/small_products_h200/fewcols_order.txt)
         for e in range(4):
             for i in range(RW):
-                for j in range(NC): s(f"acc{i}_{j} += xa{i}[{e}] * {bvals[e][j]}")
+                for j in range(NC): s(f"acc{i}_{j} += {avals[i][e]} * {bvals[e][j]}")
 
     def pieces_of_b(self, full: bool, values: bool = False):
-        "B's NC values of each of the 4 k, 16 bytes at a time (`values`: named as `values_of_b` names them); returns e -> the names."
+        """B's NC values of each of the 4 k, 16 bytes at a time; returns e -> their names (with `values`, the names
+        `values_of_b` gives)."""
         s, NC = self.s, self.NC
         for e in range(4):
             ok, row = self.b_row(full, e)
@@ -675,8 +689,9 @@ class FewColsSource:
         return {e: [f"xb{e}_{j}" for j in range(self.NC)] for e in range(4)}
 
     def b_row(self, full: bool, e: int) -> tuple[str, str]:
-        "Whether row kk+e of B is read (rows past kend, even past K, only in the last step), and where it starts."
-        return ("True" if full else f"kk + u32({e}) < kend"), f"u64(kk + u32({e})) * u64(N)"
+        "Whether the lane's k number e (of 4) is read (k past kend, even past K, only in the last step); B's row there."
+        k = f"kk + u32({e * self.DK})"
+        return ("True" if full else f"{k} < kend"), f"u64({k}) * u64(N)"
 
 # %% ../../nbs/15_every_shape.ipynb #55c4f73d
 @autotune("NC", [1, 2, 4, 8, 16])

@@ -27,7 +27,7 @@ def kernel(a, b, c, w, counts):
     acc1_1 = float32(0)
     acc1_2 = float32(0)
     acc1_3 = float32(0)
-    kl = u32(k0 + lane * u32(4))  # this lane's first k: the warp reads 128 consecutive k per step
+    kl = u32(k0 + lane * u32(4))  # this lane's first k (the warp: 128 k a step)
     full = u32((kend - k0) // u32(128))
     for t in range(full):
         kk = u32(kl + t * u32(128))
