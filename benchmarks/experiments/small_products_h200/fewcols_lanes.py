@@ -1,11 +1,11 @@
-"""`fewcols`' general build with each lane's 4 values of k 32 apart (a warp's load of A: 128 contiguous bytes) against
-4 side by side (commit 9cad604: a load spans 512 bytes), in one session (22:21–22:22 UTC), each tree in its own
-process with its own kernel cache; `fewcols_lanes.txt`. Dispatch's configuration at each shape (plus one other at
-2410×4×12222), verified against float64, then the median of 30 calls timed with CUDA events, L2 flushed before
-each; cuBLAS (`torch.mm`, TF32 off) in the second process.
+"""`fewcols`' general build with each lane's 4 values of k 32 apart (a warp's load of A: 128 contiguous bytes;
+commit a5ffc8f) against 4 side by side (9cad604: a load spans 512 bytes), in one session (22:21–22:22 UTC), each
+tree in its own process with its own kernel cache; `fewcols_lanes.txt`. Dispatch's configuration at each shape (plus
+one other at 2410×4×12222), verified against float64, then the median of 30 calls timed with CUDA events, L2
+flushed before each; cuBLAS (`torch.mm`, TF32 off) in the second process.
 
     CUDAMM_CACHE_DIR=/tmp/c_before python3 fewcols_lanes.py before           # in 9cad604
-    CUDAMM_CACHE_DIR=/tmp/c_after python3 fewcols_lanes.py after cublas      # in the commit after it
+    CUDAMM_CACHE_DIR=/tmp/c_after python3 fewcols_lanes.py after cublas      # in a5ffc8f
 
 The `after` tree also read B's single column 16 bytes at a time in the fast build (k a multiple of 4), which was
 not kept: 4096×1×4096, the one fast-build shape here, went from 21.6 to 26.2 µs. Every other shape here runs the
