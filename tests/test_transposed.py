@@ -143,6 +143,15 @@ def test_transposed_kernels_keep_their_16_byte_loads():
     assert r.registers > 0 and r.spill_stores == 0
 
 
+def test_b_stored_n_major_fits_as_many_blocks_as_the_row_major_kernel():
+    """ptxas for sm_90: B's transposed stores take a 64-bit index (appendix 95), so splitk[nt] at the H200 table's
+    64×128 tile keeps the row-major kernel's blocks an SM (3). With 32-bit sums it took 215 registers, and 2."""
+    from cudamm.inspect import inspect_many
+    cfg = tile_config("64x128", BK=16, SPLITK=8)
+    plain, nt, tt = inspect_many([(name, cfg) for name in ("splitk", "splitk[nt]", "splitk[tt]")])
+    assert plain.blocks_per_sm == nt.blocks_per_sm == tt.blocks_per_sm == 3, (plain.registers, nt.registers, tt.registers)
+
+
 @pytest.mark.gpu
 @pytest.mark.parametrize("layout", LAYOUTS)
 def test_no_copy_of_a_transposed_torch_view_on_the_gpu(layout, monkeypatch):

@@ -26,7 +26,7 @@ def kernel(a, b, c):
     rb = u32(tid // u32(2))
     cb = u32((tid % u32(2)) * u32(4))
     wa = u32(ra * u32(128) + ca)
-    wb = u32(cb * u32(128) + rb)
+    wb = u64(cb * u32(128) + rb)  # 64 bits: each store's constant folds into its address
     acc = cuda.local.array(128, float32)  # RM×RN results; constant indices keep them in registers
     acc[0] = float32(0)
     acc[1] = float32(0)
@@ -175,14 +175,14 @@ def kernel(a, b, c):
         xb1 = ldg4x(True, vec, b, gb1 - u64(sh), lob, u32(4))
         sts4(sA, wa + u32(0), xa0[0], xa0[1], xa0[2], xa0[3])
         sts4(sA, wa + u32(512), xa1[0], xa1[1], xa1[2], xa1[3])
-        sB[wb + u32(0)] = xb0[0]
-        sB[wb + u32(128)] = xb0[1]
-        sB[wb + u32(256)] = xb0[2]
-        sB[wb + u32(384)] = xb0[3]
-        sB[wb + u32(64)] = xb1[0]
-        sB[wb + u32(192)] = xb1[1]
-        sB[wb + u32(320)] = xb1[2]
-        sB[wb + u32(448)] = xb1[3]
+        sB[wb + u64(0)] = xb0[0]
+        sB[wb + u64(128)] = xb0[1]
+        sB[wb + u64(256)] = xb0[2]
+        sB[wb + u64(384)] = xb0[3]
+        sB[wb + u64(64)] = xb1[0]
+        sB[wb + u64(192)] = xb1[1]
+        sB[wb + u64(320)] = xb1[2]
+        sB[wb + u64(448)] = xb1[3]
         cuda.syncthreads()
         kb = u64(u32(8) - sh)  # first column of A / row of B of the next tile
         pa0 = ga0 + kb * u64(M)
@@ -257,14 +257,14 @@ def kernel(a, b, c):
             cuda.syncthreads()  # everyone is done reading the tile
             sts4(sA, wa + u32(0), xa0[0], xa0[1], xa0[2], xa0[3])
             sts4(sA, wa + u32(512), xa1[0], xa1[1], xa1[2], xa1[3])
-            sB[wb + u32(0)] = xb0[0]
-            sB[wb + u32(128)] = xb0[1]
-            sB[wb + u32(256)] = xb0[2]
-            sB[wb + u32(384)] = xb0[3]
-            sB[wb + u32(64)] = xb1[0]
-            sB[wb + u32(192)] = xb1[1]
-            sB[wb + u32(320)] = xb1[2]
-            sB[wb + u32(448)] = xb1[3]
+            sB[wb + u64(0)] = xb0[0]
+            sB[wb + u64(128)] = xb0[1]
+            sB[wb + u64(256)] = xb0[2]
+            sB[wb + u64(384)] = xb0[3]
+            sB[wb + u64(64)] = xb1[0]
+            sB[wb + u64(192)] = xb1[1]
+            sB[wb + u64(320)] = xb1[2]
+            sB[wb + u64(448)] = xb1[3]
             cuda.syncthreads()  # the next tile is complete
             pa0 += u64(8) * u64(M)
             pa1 += u64(8) * u64(M)

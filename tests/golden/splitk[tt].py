@@ -25,7 +25,7 @@ def kernel(a, b, c):
     rb = u32(tid // u32(4))
     cb = u32((tid % u32(4)) * u32(4))
     wa = u32(ra * u32(64) + ca)
-    wb = u32(cb * u32(64) + rb)
+    wb = u64(cb * u32(64) + rb)  # 64 bits: each store's constant folds into its address
     acc = cuda.local.array(32, float32)  # RM×RN results; constant indices keep them in registers
     acc[0] = float32(0)
     acc[1] = float32(0)
@@ -78,14 +78,14 @@ def kernel(a, b, c):
         xb1 = ldg4x(True, vec, b, gb1 - u64(sh), lob, u32(4))
         sts4(sA, wa + u32(0), xa0[0], xa0[1], xa0[2], xa0[3])
         sts4(sA, wa + u32(512), xa1[0], xa1[1], xa1[2], xa1[3])
-        sB[wb + u32(0)] = xb0[0]
-        sB[wb + u32(64)] = xb0[1]
-        sB[wb + u32(128)] = xb0[2]
-        sB[wb + u32(192)] = xb0[3]
-        sB[wb + u32(32)] = xb1[0]
-        sB[wb + u32(96)] = xb1[1]
-        sB[wb + u32(160)] = xb1[2]
-        sB[wb + u32(224)] = xb1[3]
+        sB[wb + u64(0)] = xb0[0]
+        sB[wb + u64(64)] = xb0[1]
+        sB[wb + u64(128)] = xb0[2]
+        sB[wb + u64(192)] = xb0[3]
+        sB[wb + u64(32)] = xb1[0]
+        sB[wb + u64(96)] = xb1[1]
+        sB[wb + u64(160)] = xb1[2]
+        sB[wb + u64(224)] = xb1[3]
         cuda.syncthreads()
         kb = u64(u32(16) - sh)  # first column of A / row of B of the next tile
         pa0 = ga0 + kb * u64(M)
@@ -168,14 +168,14 @@ def kernel(a, b, c):
             cuda.syncthreads()  # everyone is done reading the tile
             sts4(sA, wa + u32(0), xa0[0], xa0[1], xa0[2], xa0[3])
             sts4(sA, wa + u32(512), xa1[0], xa1[1], xa1[2], xa1[3])
-            sB[wb + u32(0)] = xb0[0]
-            sB[wb + u32(64)] = xb0[1]
-            sB[wb + u32(128)] = xb0[2]
-            sB[wb + u32(192)] = xb0[3]
-            sB[wb + u32(32)] = xb1[0]
-            sB[wb + u32(96)] = xb1[1]
-            sB[wb + u32(160)] = xb1[2]
-            sB[wb + u32(224)] = xb1[3]
+            sB[wb + u64(0)] = xb0[0]
+            sB[wb + u64(64)] = xb0[1]
+            sB[wb + u64(128)] = xb0[2]
+            sB[wb + u64(192)] = xb0[3]
+            sB[wb + u64(32)] = xb1[0]
+            sB[wb + u64(96)] = xb1[1]
+            sB[wb + u64(160)] = xb1[2]
+            sB[wb + u64(224)] = xb1[3]
             cuda.syncthreads()  # the next tile is complete
             pa0 += u64(16) * u64(M)
             pa1 += u64(16) * u64(M)
