@@ -16,6 +16,7 @@ CONFIGS = [("splitk", tile_config(t, BK=bk, SPLITK=s), shape) for t, bk, s, shap
            ("splitk", tile_config("64x128", BK=16, SPLITK=1, PAD=True), (33, 65, 131)),     # through the padded copies
            ("splitk", tile_config("32x32", BK=16, SPLITK=3, PAD=True), (40, 36, 90)),
            ("splitk", tile_config("64x64", BK=16, SPLITK=2, PAD=True), (20, 36, 40)),      # aligned: no copies
+           ("splitk", tile_config("32x32", BK=16, SPLITK=1, PAD=True), (30, 37, 64)),      # B and C copied, not A
            ("splitk", {**NARROW, "BK": 16, "SPLITK": 3, "PAD": False}, (70, 15, 300)),        # the explored 64×16 tile
            ("splitk", {**NARROW, "BK": 16, "SPLITK": 1, "PAD": False}, (65, 16, 64))] + [
            ("fewrows", dict(MT=1, NW=8, U=8, SPLITK=4), (1, 70, 131)), ("fewrows", dict(MT=16, NW=2, U=4, SPLITK=1), (20, 132, 36)),

@@ -316,8 +316,8 @@ def padded(d: int) -> int: return cdiv(d, 4) * 4     # floats in a row that ends
 # %% ../../nbs/15_every_shape.ipynb #0cd2d69d
 @dataclasses.dataclass(eq=False)
 class PadSpec(SplitKSpec):
-    """`SplitKSpec` with a `PAD` parameter. With PAD=True, operands whose rows are not all 16-byte aligned are copied into
-    rows padded with zeros to a multiple of 4 floats, the fast build computes the padded product, and C is copied back."""
+    """`SplitKSpec` with a `PAD` parameter. With PAD=True on rows not all 16-byte aligned, the fast build computes the
+    product padded with zeros to rows of a multiple of 4 floats: B copied in, A in and C back where their rows are not."""
     def build(self, config=None):
         cfg = self.check(config)                     # PAD is how the kernel is called, not what is compiled
         return super().build({**cfg, "PAD": False}) if cfg.PAD else super().build(cfg)
@@ -334,23 +334,25 @@ class PadSpec(SplitKSpec):
         nbytes = at_c + 4 * m * np_
         def run(pa: int, pb: int, pc: int, stream: int = 0):
             p = workspace(nbytes, device, stream, use="padded").device_ctypes_pointer.value
-            pad_a(stream, pa, p)
-            pad_b(stream, pb, p + at_b)
-            inner(p, p + at_b, p + at_c, stream)
-            unpad_c(stream, p + at_c, pc)
+            own_a, own_c = k == kp and pa % 16 == 0, n == np_ and pc % 16 == 0   # rows aligned already: no copy
+            if not own_a: pad_a(stream, pa, p)
+            pad_b(stream, pb, p + at_b)                  # always: B's rows padded, or zero rows after its k
+            inner(pa if own_a else p, p + at_b, pc if own_c else p + at_c, stream)
+            if not own_c: unpad_c(stream, p + at_c, pc)
         return run
 
     def simulate(self, cfg, a, b, c, aligned: bool, stream=None):
         if aligned or not cfg.PAD or self.layout != "nn" or self.batched:
             return super().simulate(cfg, a, b, c, aligned, stream)
         (m, k), n = a.shape, b.shape[1]
-        ap, bp, cp = (cuda.device_array(s, np.float32) for s in ((m, padded(k)), (padded(k), padded(n)), (m, padded(n))))
         def copy(src, dst):
             geo = copy_geometry(*dst.shape)
             copy_padded[geo.grid, geo.block, stream or 0](src, dst)
-        copy(a, ap); copy(b, bp)
-        super().simulate(cfg, ap, bp, cp, True, stream)
-        copy(cp, c)
+            return dst
+        ap = a if k == padded(k) else copy(a, cuda.device_array((m, padded(k)), np.float32))   # as `make_launcher`
+        cp = c if n == padded(n) else cuda.device_array((m, padded(n)), np.float32)
+        super().simulate(cfg, ap, copy(b, cuda.device_array((padded(k), padded(n)), np.float32)), cp, True, stream)
+        if cp is not c: copy(cp, c)
 
 # %% ../../nbs/15_every_shape.ipynb #963c764b
 SPLITK_CONSTRAINTS = (*WARPTILE_CONSTRAINTS.values(),
@@ -374,7 +376,7 @@ def _splitk_offers(m: int, n: int, k: int) -> list[dict]:
             for tile in TILES for s in splits for pad in pads]
 
 # %% ../../nbs/15_every_shape.ipynb #b049369e
-# What a split and PAD cost, in the model's general terms (appendix 98), and what a split does to accuracy
+# What a split costs, in the model's general terms (appendix 98), and what it does to accuracy
 def summed_in_a_row(k: int, slices: int, lanes: int = 1) -> int:
     """The additions one result goes through in a row (`KernelSpec.longest_sum`) when each of `slices` slices of k
     is summed by `lanes` accumulators and those partial sums are then added in order: an fp32 sum's error grows with
@@ -386,14 +388,19 @@ def split_sums_seconds(cfg, m: int, n: int, model) -> float:
     if cfg.SPLITK == 1: return 0.0
     return model.copy_time(4.0 * m * n * (2 * cfg.SPLITK + 1)) + (0 if model.spec.fixup else model.launch_s)
 
-# a padded copy's thread: a float loaded, one stored. About 2.1 TB/s on the H100 and the H200 (the copies' share of
-# the PAD times in unaligned_pad_h100.txt, below, and in both GPUs' tune logs), where copy_time assumed 2.8 and 4.1
+
+# %% ../../nbs/15_every_shape.ipynb #9a50b8be
+# What PAD costs. A padded copy's thread: a float loaded, one stored. About 2.1 TB/s on the H100 and the H200
+# (the copies' share of the PAD times in unaligned_pad_h100.txt, below, and in both GPUs' tune logs), where
+# copy_time assumed 2.8 and 4.1
 COPY_BYTES_IN_FLIGHT = 8
 
 def padded_copies_seconds(model) -> float:
-    "PAD's three copies (A and B in, C back), each operand read and written, a float a thread, a launch each."
-    threads = min(model.io / 4, model.gpu.sms * model.gpu.threads_per_sm)
-    return model.stream_time(2 * model.io, threads * COPY_BYTES_IN_FLIGHT) + 3 * model.launch_s
+    "PAD's copies (B in; A in, C back where their rows are not aligned): each read and written, a float a thread."
+    m, n, k, kp, np_ = model.m, model.n, model.k, padded(model.k), padded(model.n)
+    floats = [k * n + kp * np_] + [m * (k + kp)] * (k != kp) + [m * (n + np_)] * (n != np_)   # read + written
+    threads = min(sum(floats) / 2, model.gpu.sms * model.gpu.threads_per_sm)
+    return model.stream_time(4 * sum(floats), threads * COPY_BYTES_IN_FLIGHT) + len(floats) * model.launch_s
 
 def _splitk_seconds(cfg, m: int, n: int, k: int, model) -> float:
     "PAD on unaligned rows: the copies, and the fast build at the padded sizes; else chapter 14's waves, and the sum."
