@@ -27,7 +27,8 @@ CONFIGS = [("splitk", tile_config(t, BK=bk, SPLITK=s), shape) for t, bk, s, shap
            # the general build (k not a multiple of 4) with B's rows on 16-byte boundaries (n = 8, 4), and without (6)
            ("fewcols", dict(NC=8, RW=2, NW=4, SPLITK=2), (21, 8, 131)), ("fewcols", dict(NC=4, RW=4, NW=4, SPLITK=1), (37, 4, 99)),
            ("fewcols", dict(NC=8, RW=4, NW=4, SPLITK=3), (13, 6, 301)),
-           ("fewcols", dict(NC=1, RW=2, NW=4, SPLITK=2), (33, 1, 301))]   # general build, n = 1: lanes 32 k apart
+           ("fewcols", dict(NC=1, RW=2, NW=4, SPLITK=2), (33, 1, 301)),   # general build, n = 1: lanes 32 k apart
+           ("fewcols", dict(NC=2, RW=2, NW=4, SPLITK=16), (5, 2, 700))]   # the explored slices past 8
 
 
 @pytest.mark.parametrize("name, config, shape", CONFIGS, ids=lambda x: str(x))
@@ -69,6 +70,14 @@ def test_few_warps_are_explored_at_tiny_k():
     assert {(c["NW"], c["MT"]) for c in spec.explores(38, 4, 8)} == {(1, 8), (2, 8), (1, 16), (2, 16)}
     assert not spec.explores(38, 4, 17) and not spec.explores(65, 4, 8)
     assert not [c for name, c in dispatch.candidates(38, 4, 8) if name == "fewrows" and c.NW < 4]
+
+
+def test_deep_fewcols_splits_are_explored_not_offered():
+    "16 and 32 slices of `fewcols` where its blocks are few: `cudamm-tune` times them, the model never picks them."
+    spec = get_kernel("fewcols")
+    assert {c["SPLITK"] for c in spec.explores(243, 1, 12015)} == {16, 32} and not spec.explores(4096, 1, 12015)
+    assert {c["SPLITK"] for c in spec.explores(243, 8, 4096)} == {16} and not spec.explores(243, 9, 12015)
+    assert not [c for name, c in dispatch.candidates(243, 1, 12015) if name == "fewcols" and c.SPLITK > 8]
 
 
 GENERAL_PTX = """

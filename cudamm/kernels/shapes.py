@@ -737,3 +737,14 @@ fewcols_spec = register(SplitKSpec(
     registers=lambda cfg: 24 + cfg.RW * cfg.NC + 4 * cfg.RW + 4 * ((cfg.NC + 3) // 4) * 4,
     longest_sum=lambda cfg, m, n, k: summed_in_a_row(k, cfg.SPLITK, 32),        # the lanes take turns over k
     description="few columns of B (n ≤ 16 per block): A streamed once along k, the lanes' sums added in shared memory"))
+
+# %% ../../nbs/15_every_shape.ipynb #37ed8deb
+def _fewcols_explores(m: int, n: int, k: int) -> list[dict]:
+    """For n ≤ 8 and m ≤ 2048 (at most 128 blocks of 16 rows): 16 and 32 slices of k, past the space's 8, where
+    k/SPLITK ≥ 256. With few blocks, each warp's walk along k is long: 243×1×12015 took 19.9 µs with 8 slices on an
+    H200, cuBLAS 11.8 (`benchmarks/experiments/small_products_h200/`, section 8). The model does not price them;
+    `cudamm-tune` measures them (`KernelSpec.explores`)."""
+    if n > 8 or m > 2048: return []
+    return [dict(NC=_pow2_at_least(n, 8), RW=rw, NW=4, SPLITK=s) for rw in (2, 4) for s in (16, 32) if k // s >= 256]
+
+fewcols_spec.explores = _fewcols_explores
