@@ -388,7 +388,6 @@ def split_sums_seconds(cfg, m: int, n: int, model) -> float:
     if cfg.SPLITK == 1: return 0.0
     return model.copy_time(4.0 * m * n * (2 * cfg.SPLITK + 1)) + (0 if model.spec.fixup else model.launch_s)
 
-
 # %% ../../nbs/15_every_shape.ipynb #9a50b8be
 # What PAD costs. A padded copy's thread: a float loaded, one stored. About 2.1 TB/s on the H100 and the H200
 # (the copies' share of the PAD times in unaligned_pad_h100.txt, below, and in both GPUs' tune logs), where
