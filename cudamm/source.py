@@ -140,9 +140,15 @@ class WarptileSource:
 
     def chunk_store(self, x, transposed, BX):
         "Where the chunk goes in the shared tile (BK×BX): read along k it is transposed, read across copied straight."
-        if transposed and x == "b":   # B stored n-major (chapter 15): see `store_tile`
-            return f"w{x} = u64(c{x} * u32({BX}) + r{x})  # 64 bits: each store's constant folds into its address"
-        return f"w{x} = u32(c{x} * u32({BX}) + r{x})" if transposed else f"w{x} = u32(r{x} * u32({BX}) + c{x})"
+        if transposed: return f"w{x} = {self.transposed_index(x)}(c{x} * u32({BX}) + r{x})"
+        return f"w{x} = u32(r{x} * u32({BX}) + c{x})"
+
+    def transposed_index(self, x) -> str:
+        """The integer type of `x`'s index in its transposed stores. B's (stored n-major, chapter 15) is 64-bit, so
+        each store's constant folds into its address: as 32-bit sums, splitk[nt]'s 16 (64×128 tile) were each kept
+        in a register across the k loop, 215 registers, 2 blocks an SM where the row-major kernel's 165 allow 3.
+        A's stays as chapters 09–14 measured it."""
+        return "u64" if x == "b" else "u32"
 
     def fragments(self, k):
         "Load step `k`'s fragments of A and B from shared memory into `fa{k}_*`, `fb{k}_*` (`k`: a number, or `'k'`)."
@@ -230,13 +236,10 @@ class WarptileSource:
         s = self.s
         for (x, along, _, _, chunks, step, BX), so in zip(self.operands(), (so_a, so_b)):
             S = x.upper()
-            # B stored n-major (chapter 15): `wb` is 64-bit, so each constant folds into the store's address. As
-            # 32-bit sums, splitk[nt]'s 16 (64×128 tile) were each kept in a register across the k loop: 215
-            # registers, 2 blocks an SM where the row-major kernel's 165 allow 3
-            int_t = "u64" if x == "b" else "u32"
             for q in range(chunks):
                 if along:
-                    for j in range(4): s(f"s{S}[{so}w{x} + {int_t}({j * BX + q * step})] = x{x}{q}[{j}]")
+                    for j in range(4):
+                        s(f"s{S}[{so}w{x} + {self.transposed_index(x)}({j * BX + q * step})] = x{x}{q}[{j}]")
                 else: s(f"sts4(s{S}, {so}w{x} + u32({q * step * BX}), x{x}{q}[0], x{x}{q}[1], x{x}{q}[2], x{x}{q}[3])")
 
     def next_offsets(self):

@@ -660,9 +660,9 @@ class FewColsSource:
             avals = [[f"xa{i}[{e}]" for e in range(4)] for i in range(RW)]
         else:
             for e in range(4):
-                ok, _ = self.b_row(full, e)
+                k, ok = self.lane_k(full, e)
                 for i in range(RW):
-                    s(f"xa{i}_{e} = ldg4x({ok}, False, a, ar{i} + u64(kk + u32({32 * e})), u32(0), u32(1))[0]")
+                    s(f"xa{i}_{e} = ldg4x({ok}, False, a, ar{i} + u64({k}), u32(0), u32(1))[0]")
             avals = [[f"xa{i}_{e}" for e in range(4)] for i in range(RW)]
         if b == "pieces" or self.VB: bvals = self.pieces_of_b(full)
         elif b == "values" or not self.VB_AT_RUN: bvals = self.values_of_b(full)
@@ -682,22 +682,22 @@ class FewColsSource:
         `values_of_b` gives)."""
         s, NC = self.s, self.NC
         for e in range(4):
-            ok, row = self.b_row(full, e)
-            for p in range(self.P): s(f"pb{e}_{p} = ldg4x({ok}, vecb, b, {row} + u64(bp{p}), u32(0), u32(4))")
+            k, ok = self.lane_k(full, e)
+            for p in range(self.P): s(f"pb{e}_{p} = ldg4x({ok}, vecb, b, u64({k}) * u64(N) + u64(bp{p}), u32(0), u32(4))")
             for j in range(NC * values): s(f"xb{e}_{j} = pb{e}_{j // 4}[{j % 4}]")
         return {e: [f"xb{e}_{j}" if values else f"pb{e}_{j // 4}[{j % 4}]" for j in range(NC)] for e in range(4)}
 
     def values_of_b(self, full: bool):
         "B's NC values of each of the 4 k, a 4-byte load each; returns e -> the names."
         for e in range(4):
-            ok, row = self.b_row(full, e)
-            for j in range(self.NC): self.s(f"xb{e}_{j} = ldg4x({ok}, False, b, {row} + u64(bc{j}), u32(0), u32(1))[0]")
+            k, ok = self.lane_k(full, e)
+            for j in range(self.NC): self.s(f"xb{e}_{j} = ldg4x({ok}, False, b, u64({k}) * u64(N) + u64(bc{j}), u32(0), u32(1))[0]")
         return {e: [f"xb{e}_{j}" for j in range(self.NC)] for e in range(4)}
 
-    def b_row(self, full: bool, e: int) -> tuple[str, str]:
-        "Whether the lane's k number e (of 4) is read (k past kend, even past K, only in the last step); B's row there."
+    def lane_k(self, full: bool, e: int) -> tuple[str, str]:
+        "The lane's k number e (of 4) in this step, and whether it is read (past kend, even past K, only in the last)."
         k = f"kk + u32({e * self.DK})"
-        return ("True" if full else f"{k} < kend"), f"u64({k}) * u64(N)"
+        return k, ("True" if full else f"{k} < kend")
 
 # %% ../../nbs/15_every_shape.ipynb #55c4f73d
 @autotune("NC", [1, 2, 4, 8, 16])

@@ -25,7 +25,7 @@ def kernel(a, b, c):
     rb = u32(tid // u32(4))
     cb = u32((tid % u32(4)) * u32(4))
     wa = u32(ra * u32(64) + ca)
-    wb = u64(cb * u32(64) + rb)  # 64 bits: each store's constant folds into its address
+    wb = u64(cb * u32(64) + rb)
     acc = cuda.local.array(32, float32)  # RM×RN results; constant indices keep them in registers
     acc[0] = float32(0)
     acc[1] = float32(0)

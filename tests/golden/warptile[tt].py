@@ -20,7 +20,7 @@ def kernel(a, b, c):
     rb = u32(tid // u32(2))
     cb = u32((tid % u32(2)) * u32(4))
     wa = u32(ra * u32(128) + ca)
-    wb = u64(cb * u32(128) + rb)  # 64 bits: each store's constant folds into its address
+    wb = u64(cb * u32(128) + rb)
     acc = cuda.local.array(128, float32)  # RM×RN results; constant indices keep them in registers
     acc[0] = float32(0)
     acc[1] = float32(0)
