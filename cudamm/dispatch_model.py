@@ -53,7 +53,8 @@ class Estimate:
         self.gpu, self.spec, self.cfg, self.m, self.n, self.k = gpu, spec, cfg, m, n, k
         self.threads, self.tile = math.prod(spec.block(cfg)), spec.tile(cfg)
         shared = spec.static_smem(cfg) + spec.dynamic_smem(cfg, m, n, k)
-        self.per_sm = gpu.blocks_per_sm(self.threads, spec.registers(cfg), shared)
+        registers = spec.registers_at(cfg, n % 4 == 0 and k % 4 == 0)   # the build that runs: 16-byte rows or not
+        self.per_sm = gpu.blocks_per_sm(self.threads, registers, shared)
         self.blocks = math.prod(spec.grid(cfg, m, n, k, self.tile))
         self.slots = gpu.sms * self.per_sm
         self.peak_sm = 2 * gpu.fp32_lanes * gpu.clock_mhz * 1e6          # FLOP/s of one SM

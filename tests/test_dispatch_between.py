@@ -85,8 +85,11 @@ def test_an_entry_of_a_shape_near_keeps_its_kernel_with_another_split():
 # candidate timed, and at least these many picks timed (of the logged shapes); made with the code of this commit
 # (the H200's third log times chapter 15's explored small pipelines, which only an entry picks: the model's share
 # of the fastest there fell from 97.3 to 96.0 %, the fastest being faster; its fifth adds 512×768×1024, where the
-# model's 4 slices of k took 36.4 µs and 8 took 32.1: 95.6 and 95.5 % since)
-FLOORS = {"h100": dict(model=(0.965, 29), between=(0.96, 27)), "h200": dict(model=(0.95, 33), between=(0.95, 33))}
+# model's 4 slices of k took 36.4 µs and 8 took 32.1: 95.6 and 95.5 % since). Since the model counts registers with
+# ptxas (`cudamm/tables/registers_sm90.json`), its shares rose (H100 97.3 → 98.6 %, H200 95.6 → 96.6 %; between
+# entries 97.1 → 98.5 % and 95.5 → 96.6 %) and fewer of its choices were timed: at squares near 3000, 4096×16×4096
+# and 4096×64×4096 (H100) it now takes configurations no log timed there (benchmarks/experiments/model_registers/)
+FLOORS = {"h100": dict(model=(0.98, 26), between=(0.98, 24)), "h200": dict(model=(0.96, 29), between=(0.96, 29))}
 
 
 @pytest.mark.parametrize("folder", GPUS)

@@ -6,14 +6,15 @@ Docs: https://cudamm.github.io/cudamm/core.html.md"""
 
 # %% auto #0
 __all__ = ['MAX_THREADS', 'MAX_STATIC_SMEM', 'MAX_GRID_Y', 'MAX_GRID_Z', 'FP32_LANES', 'FP32_LANES_MINOR', 'KNOWN_GPUS',
-           'COURSE_GPU', 'PRECISIONS', 'TOLERANCE', 'TENSOR_CORE_CC', 'SIGNATURE', 'BATCH_SIGNATURE', 'REGISTRY',
-           'Config', 'Geometry', 'cover_by_columns', 'cover_by_rows', 'fp32_lanes', 'Device', 'known_gpu', 'serves',
-           'check_precision', 'KernelSpec', 'operands', 'batch_operands', 'rows_aligned', 'stream_handle',
-           'driver_launch', 'register', 'get_kernel', 'autotune', 'space_of', 'Status']
+           'COURSE_GPU', 'PRECISIONS', 'TOLERANCE', 'TENSOR_CORE_CC', 'REGISTER_COUNTS', 'SIGNATURE', 'BATCH_SIGNATURE',
+           'REGISTRY', 'Config', 'Geometry', 'cover_by_columns', 'cover_by_rows', 'fp32_lanes', 'Device', 'known_gpu',
+           'serves', 'check_precision', 'KernelSpec', 'register_key', 'counted_registers', 'operands', 'batch_operands',
+           'rows_aligned', 'stream_handle', 'driver_launch', 'register', 'get_kernel', 'autotune', 'space_of', 'Status']
 
 # %% ../../nbs/91_core.ipynb #71c07795
-import dataclasses, functools, itertools, math
+import dataclasses, functools, importlib.resources, itertools, json, math
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 from ..utils import cdiv, simulating, cuda
@@ -208,6 +209,8 @@ class KernelSpec:
     explores: Callable = _offers_nothing        # (m, n, k) -> configurations only a measurement ranks: `cudamm-tune`
                                                 #   times them, the model never chooses them (a table entry may)
     registers: Callable = _registers_not_counted   # config -> registers per thread the model assumes (0: not counted)
+    registers_shared_over: tuple = ()           # parameters that leave ptxas's register count as it is (splitk's
+                                                #   SPLITK): `registers_at` keys its counts without them
     cost: Callable = _waves_over_k              # (config, m, n, k, model) -> the model's seconds, less one launch
     # how it reads its operands (chapter 15): True where its factory takes `A_KMAJOR` / `B_NMAJOR`, i.e. it can read A
     # stored k-major (`a.T` of a k×m array) and B stored n-major (`w.T` of an n×k array) in place, without a copy
@@ -230,6 +233,13 @@ class KernelSpec:
     def tolerance(self) -> float:
         "The relative error against float64 that a test of it allows: its precision's (`TOLERANCE`)."
         return TOLERANCE[self.precision]
+
+    def registers_at(self, config, aligned: bool = True) -> int:
+        """Registers a thread of `config`'s build (16-byte rows, or the general build) for the model: ptxas's count
+        where `tools/count_registers.py` recorded one (`counted_registers`, below), else the kernel's `registers`."""
+        cfg = self.check(config)
+        counted = counted_registers().get(self.name, {}).get(register_key(cfg, aligned, self.registers_shared_over))
+        return self.registers(cfg) if counted is None else counted
 
     # --- checking: before anything compiles
     def check(self, config=None) -> Config:
@@ -451,6 +461,21 @@ class KernelSpec:
             except ValueError: continue
             if cfg not in out: out.append(cfg)
         return out
+
+# %% ../../nbs/91_core.ipynb #c0a7e1b7
+REGISTER_COUNTS = "registers_sm90.json"   # in the package's tables/: ptxas's counts, written by tools/count_registers.py
+
+def register_key(cfg, aligned: bool, shared_over: tuple = ()) -> str:
+    "A build's key among the counts: its parameters but `shared_over`, as JSON, and which build (fast or general)."
+    plain = {k: (v.item() if isinstance(v, np.generic) else v) for k, v in dict(cfg).items() if k not in shared_over}
+    return json.dumps(plain, sort_keys=True) + ("|fast" if aligned else "|general")
+
+@functools.cache
+def counted_registers() -> dict:
+    "ptxas's registers a thread (sm_90) of each counted build: {kernel: {`register_key`: registers}}; {} if none."
+    path = Path(str(importlib.resources.files("cudamm"))) / "tables" / REGISTER_COUNTS
+    try: return json.loads(path.read_text())["kernels"]
+    except (OSError, ValueError, KeyError): return {}
 
 # %% ../../nbs/91_core.ipynb #e6a7fffd
 def _torch_operand(x, name):

@@ -329,7 +329,8 @@ PIPELINED_CONSTRAINTS = {   # sliced k first (the others assume it), then chapte
 # beside its measurement), and how much of that the general build (4-byte loads, for unaligned rows) keeps.
 TILE_EFFICIENCY = {(128, 128): 0.775, (64, 128): 0.735, (128, 64): 0.69, (64, 64): 0.50, (64, 32): 0.42, (32, 32): 0.36}
 UNALIGNED_EFFICIENCY = 0.88
-REGISTER_MARGIN = 40         # registers the model adds to chapter 09's estimate of the need (set by hand)
+REGISTER_MARGIN = 40         # registers the model adds to chapter 09's estimate of the need (set by hand); where
+                             #   ptxas counted a build, the model takes its count instead (appendix 91, registers_at)
 
 def warptiled_registers(cfg) -> int:
     "Registers per thread the model assumes for chapter 09's kernels: the estimated need and a margin, within budget."

@@ -414,6 +414,7 @@ splitk_spec = register(PadSpec(
     static_smem=lambda cfg: (cfg.BM + cfg.BN) * cfg.BK * 4, jit_options=warptile_jit_options, vector_loads=True,
     general=lambda **cfg: splitk(**cfg, VEC=False),
     offers=_splitk_offers, registers=warptiled_registers, cost=_splitk_seconds,
+    registers_shared_over=("SPLITK", "PAD"),                        # the slices and the copies: not the kernel's code
     longest_sum=lambda cfg, m, n, k: summed_in_a_row(k, cfg.SPLITK),
     reads_transposed=True, layout_constraints=LAYOUT_CONSTRAINTS,   # A_KMAJOR, B_NMAJOR: this chapter's last section
     reads_batch=True,                                               # BATCH: this chapter's last section
