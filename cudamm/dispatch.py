@@ -26,7 +26,7 @@ from .utils import (cdiv, simulating, cuda, gpu_inputs, environment, gpu_clocks,
                           Measurement, Status)
 from .kernels import REGISTRY, Config, KernelSpec, get_kernel
 from .kernels.core import operands, rows_aligned, serves, check_precision, PRECISIONS, TOLERANCE
-from .cache import locked
+from .cache import locked, write_atomic
 # the table file and its bucket (appendix 90a), importable from here as before
 from .kernel_table import (TABLE_FORMAT, SHIPPED, gpu_slug, user_table_path, shipped_table_path, read_table,
                                  update_table, shape_bucket, nearest_entry, quarter_octaves_apart)
@@ -322,8 +322,9 @@ def tune_table(shapes=SUITE_SIZES, out=None, log=None, top: int = 8, budget: flo
                progress: bool = True, jobs: int = 1, precision: str = "ieee") -> Path:
     """Measure the shortlist of every shape on this GPU and write the fastest per shape bucket into a table: your own
     (`user_table_path`, which `choose` prefers) or `out`. `budget`: seconds, after which the shapes left are skipped.
-    `log`: a JSON file for every candidate's time. `jobs`: processes that compile in parallel (compiling, not timing,
-    is most of the time) and take the GPU one at a time to verify and time. `precision`: whose entries it writes."""
+    `log`: a JSON file for every candidate's time, rewritten after each shape. `jobs`: processes that compile in
+    parallel (compiling, not timing, is most of the time) and take the GPU one at a time to verify and time.
+    `precision`: whose entries it writes."""
     from tqdm.auto import tqdm
     dev, env = current_device(), {**environment(), **gpu_clocks()}
     path = Path(out) if out else user_table_path(dev.name)
@@ -331,8 +332,13 @@ def tune_table(shapes=SUITE_SIZES, out=None, log=None, top: int = 8, budget: flo
     start, entries, by_shape = time.perf_counter(), {}, {}
     bar = tqdm(total=len(shapes), desc="cudamm-tune", unit="shape", disable=not progress)
     spent = lambda: budget is not None and time.perf_counter() - start > budget
+    def write_log():          # after every shape: a run cut short keeps what it measured
+        measured = [dict(shape=list(s), rows=by_shape[s]) for s in shapes if s in by_shape]    # in the order asked
+        write_atomic(Path(log), json.dumps(dict(environment=env, device=dataclasses.asdict(dev), precision=precision,
+                                                shapes=measured), indent=1, default=str) + "\n")
     for (m, n, k), rows in _measured(shapes, top, reps, jobs, spent, precision):
         by_shape[m, n, k] = rows
+        if log: write_log()
         bar.update()
         best, cub = _best(rows)
         if best: bar.write(f"{m}×{n}×{k}: {best['kernel']} {Config(best['config'])}  {best['ms']:.4f} ms"
@@ -341,13 +347,10 @@ def tune_table(shapes=SUITE_SIZES, out=None, log=None, top: int = 8, budget: flo
     if len(by_shape) < len(shapes):
         print(f"cudamm-tune: the {budget:.0f} s budget is spent; {len(shapes) - len(by_shape)} shapes are left out:",
               ", ".join("×".join(map(str, s)) for s in shapes if s not in by_shape))
-    measured = [dict(shape=list(s), rows=by_shape[s]) for s in shapes if s in by_shape]    # in the order asked
-    for item in measured:
-        if entry := table_entry(item["shape"], item["rows"]): entries[entry["bucket"]] = entry
+    for s in shapes:
+        if s in by_shape and (entry := table_entry(s, by_shape[s])): entries[entry["bucket"]] = entry
     update_table(path, entries.values(), precision=precision, gpu=dev.name, environment=env)   # merged in
-    if log: Path(log).write_text(json.dumps(dict(environment=env, device=dataclasses.asdict(dev), precision=precision,
-                                                 shapes=measured),
-                                            indent=1, default=str) + "\n")
+    if log: write_log()                                          # (also where no shape was measured)
     forget()
     return path
 
@@ -363,7 +366,8 @@ def main(argv=None) -> int:
     p.add_argument("--top", type=int, default=8, help="the model's best candidates timed per shape (default 8)")
     p.add_argument("--reps", type=int, default=20, help="timed launches per candidate (median; default 20)")
     p.add_argument("--out", default=None, help="the table to write (default: your own, " + str(user_table_path("GPU")) + ")")
-    p.add_argument("--log", default=None, help="also write every candidate's measurement to this JSON file")
+    p.add_argument("--log", default=None, help="also write every candidate's measurement to this JSON file (rewritten after each "
+                        "shape: a run cut short keeps what it measured)")
     p.add_argument("--jobs", type=int, default=1,
                    help="processes that compile candidates in parallel and take the GPU in turn to time them (default 1)")
     p.add_argument("--precision", choices=PRECISIONS, default="ieee",

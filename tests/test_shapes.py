@@ -225,3 +225,15 @@ def test_tune_keeps_order_and_budget(tmp_path, monkeypatch):
     calls.clear()
     dispatch.tune_table(shapes, tmp_path / "short.json", progress=False, budget=0.01)  # spent during the first shape
     assert calls == shapes[:1] and len(dispatch.read_table(tmp_path / "short.json")) == 1
+
+
+def test_a_tune_cut_short_keeps_its_log(tmp_path, monkeypatch):
+    "The log is rewritten after each shape: a run stopped during the third (a timeout, Ctrl-C) keeps the first two."
+    def fake_measure(m, n, k, top=8, reps=20, cublas=True, gpu_turn=None, precision="ieee"):
+        if m == 1: raise KeyboardInterrupt
+        return [dict(kernel="splitk", config=tile_config("64x64", BK=16, SPLITK=1), ms=0.5)]
+    monkeypatch.setattr(dispatch, "measure_shape", fake_measure)
+    log = tmp_path / "log.json"
+    with pytest.raises(KeyboardInterrupt):
+        dispatch.tune_table([(64, 64, 64), (300, 200, 100), (1, 512, 512)], tmp_path / "t.json", log, progress=False)
+    assert [tuple(x["shape"]) for x in json.loads(log.read_text())["shapes"]] == [(64, 64, 64), (300, 200, 100)]
