@@ -7,8 +7,8 @@ Docs: https://cudamm.github.io/cudamm/dispatch.html.md"""
 # %% auto #0
 __all__ = ['LONGEST_SUM', 'TIE', 'LESS_COVERED', 'NEAR', 'KEEP_MEASURED', 'keeps_promise', 'candidates', 'Choice', 'covered',
            'model_choice', 'tables_on', 'table_choice', 'current_device', 'choose', 'forget', 'replay', 'tune_logs',
-           'share_of_best', 'lookup', 'shortlist', 'measure_shape', 'table_entry', 'compile_tasks', 'tune_table',
-           'main', 'FED_THREADS', 'LAUNCH_US', 'MOVED_TO_KERNELS', 'STREAM_EFFICIENCY', 'STREAMING_PEAK',
+           'share_of_best', 'lookup', 'shortlist', 'measure_shape', 'table_entry', 'compile_tasks', 'write_tune_log',
+           'tune_table', 'main', 'FED_THREADS', 'LAUNCH_US', 'MOVED_TO_KERNELS', 'STREAM_EFFICIENCY', 'STREAMING_PEAK',
            'STREAM_BYTES_IN_FLIGHT', 'SUITE', 'SUITE_SIZES', 'TILE_BYTES_IN_FLIGHT', 'UNKNOWN_TILE_EFFICIENCY',
            'Device', 'Estimate', 'FP32_LANES', 'FP32_LANES_MINOR', 'KNOWN_GPUS', 'RANDOM_LARGEST', 'RANDOM_FLOP_CAP',
            'random_suite', 'parse_size', 'predict_ms', 'stream_time', 'SPLITS', 'TILE_EFFICIENCY',
@@ -271,7 +271,7 @@ def table_entry(shape, rows: list[dict]) -> dict | None:
     return dict(bucket=shape_bucket(m, n, k), shape=[m, n, k], kernel=best["kernel"], config=_plain(best["config"]),
                 ms=best["ms"], cublas_ms=cub)
 
-# %% ../nbs/15a_dispatch.ipynb #0d62005d
+# %% ../nbs/15a_dispatch.ipynb #c0a7e1ba
 def compile_tasks(shapes: list, top: int, dev: Device, precision: str = "ieee") -> list[tuple]:
     """What the shortlists of `shapes` compile: (kernel, configuration, m, n, k, aligned), once for each kernel,
     configuration and build (the first shape that asks for it; the kernel is the same at every shape)."""
@@ -288,6 +288,7 @@ def _compile(name: str, cfg: dict, m: int, n: int, k: int, aligned: bool) -> str
     except Exception as e: return f"{type(e).__name__}: {str(e)[:100]}"
     return ""
 
+# %% ../nbs/15a_dispatch.ipynb #0d62005d
 def _measured(shapes: list, top: int, reps: int, jobs: int, spent: Callable, precision: str = "ieee"):
     """Yield (shape, rows) as each shape is measured: here, one by one, or in `jobs` processes that take the GPU in
     turn. With `jobs` > 1 the processes first compile every candidate side by side into the disk cache (appendix
@@ -317,6 +318,13 @@ def _measured(shapes: list, top: int, reps: int, jobs: int, spent: Callable, pre
                 if not done.cancelled(): yield todo[done], done.result()
         finally: pool.shutdown(cancel_futures=True)
 
+# %% ../nbs/15a_dispatch.ipynb #c0a7e1b9
+def write_tune_log(path, env: dict, dev: Device, precision: str, shapes: list, by_shape: dict):
+    "`cudamm-tune --log`: every candidate's measurement of the shapes measured so far, in the order asked."
+    measured = [dict(shape=list(s), rows=by_shape[s]) for s in shapes if s in by_shape]
+    write_atomic(Path(path), json.dumps(dict(environment=env, device=dataclasses.asdict(dev), precision=precision,
+                                             shapes=measured), indent=1, default=str) + "\n")
+
 # %% ../nbs/15a_dispatch.ipynb #52d266ab
 def tune_table(shapes=SUITE_SIZES, out=None, log=None, top: int = 8, budget: float | None = None, reps: int = 20,
                progress: bool = True, jobs: int = 1, precision: str = "ieee") -> Path:
@@ -332,13 +340,10 @@ def tune_table(shapes=SUITE_SIZES, out=None, log=None, top: int = 8, budget: flo
     start, entries, by_shape = time.perf_counter(), {}, {}
     bar = tqdm(total=len(shapes), desc="cudamm-tune", unit="shape", disable=not progress)
     spent = lambda: budget is not None and time.perf_counter() - start > budget
-    def write_log():          # after every shape: a run cut short keeps what it measured
-        measured = [dict(shape=list(s), rows=by_shape[s]) for s in shapes if s in by_shape]    # in the order asked
-        write_atomic(Path(log), json.dumps(dict(environment=env, device=dataclasses.asdict(dev), precision=precision,
-                                                shapes=measured), indent=1, default=str) + "\n")
+    write_log = lambda: log and write_tune_log(log, env, dev, precision, shapes, by_shape)
     for (m, n, k), rows in _measured(shapes, top, reps, jobs, spent, precision):
         by_shape[m, n, k] = rows
-        if log: write_log()
+        write_log()                                              # after every shape: a run cut short keeps it
         bar.update()
         best, cub = _best(rows)
         if best: bar.write(f"{m}×{n}×{k}: {best['kernel']} {Config(best['config'])}  {best['ms']:.4f} ms"
@@ -350,7 +355,7 @@ def tune_table(shapes=SUITE_SIZES, out=None, log=None, top: int = 8, budget: flo
     for s in shapes:
         if s in by_shape and (entry := table_entry(s, by_shape[s])): entries[entry["bucket"]] = entry
     update_table(path, entries.values(), precision=precision, gpu=dev.name, environment=env)   # merged in
-    if log: write_log()                                          # (also where no shape was measured)
+    write_log()                                                  # (also where no shape was measured)
     forget()
     return path
 
