@@ -76,10 +76,11 @@ class Estimate:
         t = cdiv(self.blocks, self.slots) * busy * 2.0 * tm * tn * k_per_block / rate
         return max(t, self.stream_time(self.io, running * self.threads * TILE_BYTES_IN_FLIGHT))
 
-    def streaming(self, nbytes: float, in_flight_per_thread: float) -> float:
+    def streaming(self, nbytes: float, in_flight_per_thread: float, busy: float = 1.0) -> float:
         """A streaming kernel's time: `nbytes`, an equal share a block, in waves of `slots` blocks, each wave at the
-        bandwidth its threads' loads in flight allow (64 bytes each at most): a last wave of few blocks is slow."""
-        in_flight = min(in_flight_per_thread, STREAM_BYTES_IN_FLIGHT) * self.threads   # a block's
+        bandwidth its threads' loads in flight allow (64 bytes each at most, from the `busy` share of its threads
+        that have loads to make): a last wave of few blocks is slow."""
+        in_flight = min(in_flight_per_thread, STREAM_BYTES_IN_FLIGHT) * self.threads * busy   # a block's
         full, last = divmod(self.blocks, self.slots)
         if not full: t = self.stream_time(nbytes, self.blocks * in_flight)             # one wave
         else:

@@ -558,9 +558,11 @@ def _fewrows_explores(m: int, n: int, k: int) -> list[dict]:
 
 # %% ../../nbs/15_every_shape.ipynb #f3wr0wsr
 def _fewrows_seconds(cfg, m: int, n: int, k: int, model) -> float:
-    "B streamed once per block row of C and A once, U 16-byte rows of B in flight a thread; then the slices' sum."
+    """B streamed once per block row of C and A once, U 16-byte rows of B in flight a thread of the warps that have
+    rows of k (at k = 12, 3 of 8 warps of U = 4: the others only wait); then the slices' sum."""
     streamed = 4.0 * k * n * cdiv(m, cfg.MT) + 4.0 * m * k
-    return model.streaming(streamed, 16 * cfg.U) + split_sums_seconds(cfg, m, n, model)
+    busy = min(cfg.NW, cdiv(cdiv(k, cfg.SPLITK), cfg.U)) / cfg.NW     # the share of the block's warps with work
+    return model.streaming(streamed, 16 * cfg.U, busy) + split_sums_seconds(cfg, m, n, model)
 
 fewrows_spec = register(SplitKSpec(
     "fewrows", "15_every_shape", fewrows, dict(MT=4, NW=4, U=4, SPLITK=2),
@@ -739,12 +741,14 @@ fewcols_spec = register(SplitKSpec(
     description="few columns of B (n ≤ 16 per block): A streamed once along k, the lanes' sums added in shared memory"))
 
 # %% ../../nbs/15_every_shape.ipynb #37ed8deb
-def _fewcols_explores(m: int, n: int, k: int) -> list[dict]:
+def _fewcols_deep_slices(m: int, n: int, k: int) -> list[dict]:
     """For n ≤ 8 and m ≤ 2048 (at most 128 blocks of 16 rows): 16 and 32 slices of k, past the space's 8, where
     k/SPLITK ≥ 256. With few blocks, each warp's walk along k is long: 243×1×12015 took 19.9 µs with 8 slices on an
-    H200, cuBLAS 11.8 (`benchmarks/experiments/small_products_h200/`, section 8). The model does not price them;
-    `cudamm-tune` measures them (`KernelSpec.explores`)."""
+    H200, cuBLAS 11.8 (`benchmarks/experiments/small_products_h200/`, section 8). Offered since `cudamm-tune` timed
+    them at 497×1×13499 (H200, `benchmarks/results/h200/random/tune_log_seed_1672717636_top24.json`): 32 slices
+    13.2 µs, 16 slices 14.5, the model's 8 slices 22.8 (cuBLAS 14.8); the model puts all three 1.45–1.6× too fast,
+    so it ranks them as measured."""
     if n > 8 or m > 2048: return []
     return [dict(NC=_pow2_at_least(n, 8), RW=rw, NW=4, SPLITK=s) for rw in (2, 4) for s in (16, 32) if k // s >= 256]
 
-fewcols_spec.explores = _fewcols_explores
+fewcols_spec.offers = lambda m, n, k: _fewcols_offers(m, n, k) + _fewcols_deep_slices(m, n, k)

@@ -8,8 +8,8 @@ flushed before each; cuBLAS (`torch.mm`, TF32 off) in the second process.
     CUDAMM_CACHE_DIR=/tmp/c_after python3 fewcols_lanes.py after cublas      # in a5ffc8f
 
 The `after` tree also read B's single column 16 bytes at a time in the fast build (k a multiple of 4), which was
-not kept: 4096×1×4096, the one fast-build shape here, went from 21.6 to 26.2 µs. Every other shape here runs the
-general build, where that change did nothing.
+not kept, since 4096×1×4096 went from 21.6 to 26.2 µs. That shape runs the general build too (n = 1 is not a
+multiple of 4), so the 26.2 µs came from the lanes 32 k apart, and stayed (README, section 8).
 """
 import sys, numpy as np, torch
 from cudamm.kernels import get_kernel
