@@ -39,7 +39,8 @@ argparse.ArgumentParser(description=__doc__.split("\n\n")[0]).parse_args()
 sets = [("H100 suite logs", "H100", dispatch.tune_logs(ROOT / "benchmarks/results/h100/shapes")),
         ("H200 suite logs", "H200", dispatch.tune_logs(ROOT / "benchmarks/results/h200/shapes")),
         ("H200 random-shape logs", "H200", [ROOT / "benchmarks/results/h200/random/tune_log_seed_79770848.json",
-                                            ROOT / "benchmarks/results/h200/random/tune_log_worst.json"])]
+                                            ROOT / "benchmarks/results/h200/random/tune_log_worst.json",
+                                            ROOT / "benchmarks/results/h200/random/tune_log_seed_1672717636_top24.json"])]
 for label, gpu, logs in sets:
     KernelSpec.registers_at = estimated
     before = picks(logs, gpu)
