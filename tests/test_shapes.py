@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from cudamm.kernels import get_kernel
-from cudamm.kernels.shapes import NARROW, TILES, tile_config
+from cudamm.kernels.shapes import NARROW, THIN, TILES, tile_config
 from cudamm.utils import check_kernel
 from cudamm import dispatch
 
@@ -18,7 +18,9 @@ CONFIGS = [("splitk", tile_config(t, BK=bk, SPLITK=s), shape) for t, bk, s, shap
            ("splitk", tile_config("64x64", BK=16, SPLITK=2, PAD=True), (20, 36, 40)),      # aligned: no copies
            ("splitk", tile_config("32x32", BK=16, SPLITK=1, PAD=True), (30, 37, 64)),      # B and C copied, not A
            ("splitk", {**NARROW, "BK": 16, "SPLITK": 3, "PAD": False}, (70, 15, 300)),        # the explored 64×16 tile
-           ("splitk", {**NARROW, "BK": 16, "SPLITK": 1, "PAD": False}, (65, 16, 64))] + [
+           ("splitk", {**NARROW, "BK": 16, "SPLITK": 1, "PAD": False}, (65, 16, 64)),
+           ("splitk", {**THIN["32x128"], "BK": 16, "SPLITK": 3, "PAD": False}, (30, 130, 100)),   # the explored thin tiles
+           ("splitk", {**THIN["128x32"], "BK": 16, "SPLITK": 1, "PAD": False}, (129, 31, 36))] + [
            ("fewrows", dict(MT=1, NW=8, U=8, SPLITK=4), (1, 70, 131)), ("fewrows", dict(MT=16, NW=2, U=4, SPLITK=1), (20, 132, 36)),
            ("fewrows", dict(MT=8, NW=4, U=8, SPLITK=3), (9, 8, 100)),
            ("fewrows", dict(MT=16, NW=1, U=8, SPLITK=1), (38, 4, 8)), ("fewrows", dict(MT=8, NW=2, U=8, SPLITK=1), (7, 300, 13)),
@@ -58,10 +60,20 @@ def test_fewcols_loads_a_16_bytes_at_a_time():
 def test_narrow_tiles_are_explored_not_offered():
     "The 64×16 tile: `cudamm-tune` times it at 9 to 16 columns; the model, which has no efficiency for it, never picks it."
     spec = get_kernel("splitk")
-    assert {c["BN"] for c in spec.explores(13323, 15, 12581)} == {16} and not spec.explores(13323, 17, 12581)
+    assert {c["BN"] for c in spec.explores(13323, 15, 12581)} == {16}
+    assert not [c for c in spec.explores(13323, 17, 12581) if c["BN"] == 16]
     assert not [c for name, c in dispatch.candidates(13323, 15, 12581) if name == "splitk" and c.BN == 16]
     tuned = dispatch.shortlist(13323, 15, 12581, dispatch.KNOWN_GPUS["H200"])
     assert any(name == "splitk" and c.BN == 16 for name, c in tuned)
+
+
+def test_thin_tiles_are_explored_not_offered():
+    "32×128 and 128×32 tiles at 17 to 32 rows or columns: `cudamm-tune` times them, the model never picks them."
+    spec = get_kernel("splitk")
+    assert {(c["BM"], c["BN"]) for c in spec.explores(32, 4096, 65536)} == {(32, 128)}
+    assert {(c["BM"], c["BN"]) for c in spec.explores(4096, 24, 9133)} == {(128, 32)}
+    assert not spec.explores(16, 4096, 4096) and not spec.explores(33, 4096, 4096)
+    assert not [c for name, c in dispatch.candidates(32, 4096, 65536) if name == "splitk" and c.BM == 32 and c.BN == 128]
 
 
 def test_few_warps_are_explored_at_tiny_k():

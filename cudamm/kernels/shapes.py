@@ -6,11 +6,11 @@ Docs: https://cudamm.github.io/cudamm/every_shape.html.md"""
 
 # %% auto #0
 __all__ = ['TILES', 'SPLITS', 'SUM_THREADS', 'SUM_SIGNATURE', 'FIXUP_SIGNATURE', 'sum_slices', 'KEEP_BYTES', 'KEEP_BUFFERS',
-           'copy_padded', 'SPLITK_CONSTRAINTS', 'DEEP_SPLITS', 'COPY_BYTES_IN_FLIGHT', 'splitk_spec', 'NARROW',
+           'copy_padded', 'SPLITK_CONSTRAINTS', 'DEEP_SPLITS', 'COPY_BYTES_IN_FLIGHT', 'splitk_spec', 'NARROW', 'THIN',
            'fewrows_spec', 'fewcols_spec', 'SplitKSource', 'splitk_source', 'tile_config', 'splitk', 'sum_geometry',
            'workspace', 'counters', 'add_slices_in_last_block', 'SplitKSpec', 'copy_geometry', 'padded', 'PadSpec',
            'offered_splits', 'summed_in_a_row', 'split_sums_seconds', 'padded_copies_seconds', 'small_pipelines',
-           'narrow_tiles', 'FewRowsSource', 'fewrows', 'FewColsSource', 'fewcols']
+           'narrow_tiles', 'thin_tiles', 'FewRowsSource', 'fewrows', 'FewColsSource', 'fewcols']
 
 # %% ../../nbs/15_every_shape.ipynb #e9c44087
 import collections, contextlib, dataclasses, functools, threading
@@ -449,7 +449,20 @@ def narrow_tiles(m: int, n: int, k: int) -> list[dict]:
     if not 8 < n <= 16: return []
     return [{**NARROW, "BK": 16, "SPLITK": s, "PAD": False} for s in offered_splits(m, n, k, shortest=128)]
 
-get_kernel("splitk").explores = narrow_tiles
+THIN = {   # 128 threads, 32 results each: one tile of 32 rows (or columns) where the 64-wide tiles compute twice C's
+    "32x128": dict(BM=32, BN=128, WM=32, WN=32, WNITER=2, TM=4, TN=4, MINB=4),
+    "128x32": dict(BM=128, BN=32, WM=32, WN=32, WNITER=2, TM=4, TN=4, MINB=4)}
+
+def thin_tiles(m: int, n: int, k: int) -> list[dict]:
+    """`narrow_tiles`, and for 17 to 32 rows (or columns) a 32×128 (128×32) tile, each offered split of k. There the
+    64-row tiles compute up to twice the rows C has and the 32×32 tile is the least efficient one: 32×4096×65536
+    took 760 µs on a 64×128 tile with 12 slices on an H200, cuBLAS 443 (`benchmarks/experiments/model_registers/`).
+    Untimed: the model does not price them, `cudamm-tune` measures them."""
+    thin = [(THIN["32x128"], 16 < m <= 32), (THIN["128x32"], 16 < n <= 32)]
+    return narrow_tiles(m, n, k) + [{**tile, "BK": 16, "SPLITK": s, "PAD": False}
+                                    for tile, fits in thin if fits for s in offered_splits(m, n, k, shortest=128)]
+
+get_kernel("splitk").explores = thin_tiles
 
 # %% ../../nbs/15_every_shape.ipynb #087341cd
 class FewRowsSource:
