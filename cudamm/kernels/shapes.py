@@ -767,4 +767,7 @@ def _fewcols_deep_slices(m: int, n: int, k: int) -> list[dict]:
     if n > 8 or m > 2048: return []
     return [dict(NC=_pow2_at_least(n, 8), RW=rw, NW=4, SPLITK=s) for rw in (2, 4) for s in (16, 32) if k // s >= 256]
 
-fewcols_spec.offers = lambda m, n, k: _fewcols_offers(m, n, k) + _fewcols_deep_slices(m, n, k)
+def _fewcols_offers_and_deep_slices(m: int, n: int, k: int) -> list[dict]:
+    return _fewcols_offers(m, n, k) + _fewcols_deep_slices(m, n, k)
+
+fewcols_spec.offers = _fewcols_offers_and_deep_slices
