@@ -449,7 +449,7 @@ def narrow_tiles(m: int, n: int, k: int) -> list[dict]:
     if not 8 < n <= 16: return []
     return [{**NARROW, "BK": 16, "SPLITK": s, "PAD": False} for s in offered_splits(m, n, k, shortest=128)]
 
-THIN = {   # 128 threads, 32 results each: one tile of 32 rows (or columns) where the 64-wide tiles compute twice C's
+THIN = {   # 128 threads, 32 results each: 32 rows (or columns) in one tile, where a 64-wide tile computes twice C's
     "32x128": dict(BM=32, BN=128, WM=32, WN=32, WNITER=2, TM=4, TN=4, MINB=4),
     "128x32": dict(BM=128, BN=32, WM=32, WN=32, WNITER=2, TM=4, TN=4, MINB=4)}
 
@@ -733,9 +733,10 @@ def _fewcols_offers(m: int, n: int, k: int) -> list[dict]:
             and (c["SPLITK"] == 1 or k // c["SPLITK"] >= 256)]
 
 def _fewcols_seconds(cfg, m: int, n: int, k: int, model) -> float:
-    """A streamed once per block column of C and B once, RW 16-byte loads of A in flight a thread (or 4 of 4 bytes);
-    a warp's step is 128 k, so at k = 4 a 32nd of its loads fall inside k (11245×6×4 on an H200: 6.4 µs against
-    `splitk`'s 5.2, `benchmarks/results/h200/random/tune_log_seed_1672717636_top24.json`); then the slices' sum."""
+    """A streamed once per block column of C and B once, RW 16-byte loads of A in flight a thread (4-byte ones, four
+    times, in the general build); a warp's step is 128 k, so at k = 4 a 32nd of its loads fall inside k (11245×6×4
+    on an H200: 6.4 µs against `splitk`'s 5.2, `benchmarks/results/h200/random/tune_log_seed_1672717636_top24.json`);
+    then the slices' sum."""
     streamed = 4.0 * m * k * cdiv(n, cfg.NC) + 4.0 * k * n
     busy = min(128, cdiv(k, cfg.SPLITK)) / 128                     # the share of a warp's step inside k
     return model.streaming(streamed, 16 * cfg.RW, busy) + split_sums_seconds(cfg, m, n, model)
