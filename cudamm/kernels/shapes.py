@@ -733,10 +733,9 @@ def _fewcols_offers(m: int, n: int, k: int) -> list[dict]:
             and (c["SPLITK"] == 1 or k // c["SPLITK"] >= 256)]
 
 def _fewcols_seconds(cfg, m: int, n: int, k: int, model) -> float:
-    """A streamed once per block column of C and B once, RW 16-byte loads of A in flight a thread (4-byte ones, four
-    times, in the general build); a warp's step is 128 k, so at k = 4 a 32nd of its loads fall inside k (11245×6×4
-    on an H200: 6.4 µs against `splitk`'s 5.2, `benchmarks/results/h200/random/tune_log_seed_1672717636_top24.json`);
-    then the slices' sum."""
+    """A streamed once per block column of C and B once, RW 16-byte loads of A in flight a thread (the general build:
+    four 4-byte ones); a warp's step is 128 k, so at k = 4 a 32nd of it is inside k (11245×6×4, H200: 6.4 µs, `splitk`
+    5.2; `benchmarks/results/h200/random/tune_log_seed_1672717636_top24.json`); then the slices' sum."""
     streamed = 4.0 * m * k * cdiv(n, cfg.NC) + 4.0 * k * n
     busy = min(128, cdiv(k, cfg.SPLITK)) / 128                     # the share of a warp's step inside k
     return model.streaming(streamed, 16 * cfg.RW, busy) + split_sums_seconds(cfg, m, n, model)
