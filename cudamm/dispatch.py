@@ -7,13 +7,13 @@ Docs: https://cudamm.github.io/cudamm/dispatch.html.md"""
 # %% auto #0
 __all__ = ['LONGEST_SUM', 'TIE', 'LESS_COVERED', 'NEAR', 'KEEP_MEASURED', 'keeps_promise', 'candidates', 'Choice', 'covered',
            'model_choice', 'tables_on', 'table_choice', 'current_device', 'choose', 'forget', 'replay', 'tune_logs',
-           'share_of_best', 'lookup', 'shortlist', 'measure_shape', 'table_entry', 'compile_tasks', 'write_tune_log',
-           'tune_table', 'main', 'FED_THREADS', 'LAUNCH_US', 'MOVED_TO_KERNELS', 'STREAM_EFFICIENCY', 'STREAMING_PEAK',
-           'STREAM_BYTES_IN_FLIGHT', 'SUITE', 'SUITE_SIZES', 'TILE_BYTES_IN_FLIGHT', 'UNKNOWN_TILE_EFFICIENCY',
-           'Device', 'Estimate', 'FP32_LANES', 'FP32_LANES_MINOR', 'KNOWN_GPUS', 'RANDOM_LARGEST', 'RANDOM_FLOP_CAP',
-           'random_suite', 'parse_size', 'predict_ms', 'stream_time', 'SPLITS', 'TILE_EFFICIENCY',
-           'UNALIGNED_EFFICIENCY', 'TABLE_FORMAT', 'SHIPPED', 'gpu_slug', 'user_table_path', 'shipped_table_path',
-           'read_table', 'shape_bucket', 'nearest_entry', 'quarter_octaves_apart']
+           'share_of_best', 'lookup', 'shortlist', 'measure_shape', 'table_entry', 'compile_tasks', 'compile_task',
+           'write_tune_log', 'tune_table', 'main', 'FED_THREADS', 'LAUNCH_US', 'MOVED_TO_KERNELS', 'STREAM_EFFICIENCY',
+           'STREAMING_PEAK', 'STREAM_BYTES_IN_FLIGHT', 'SUITE', 'SUITE_SIZES', 'TILE_BYTES_IN_FLIGHT',
+           'UNKNOWN_TILE_EFFICIENCY', 'Device', 'Estimate', 'FP32_LANES', 'FP32_LANES_MINOR', 'KNOWN_GPUS',
+           'RANDOM_LARGEST', 'RANDOM_FLOP_CAP', 'random_suite', 'parse_size', 'predict_ms', 'stream_time', 'SPLITS',
+           'TILE_EFFICIENCY', 'UNALIGNED_EFFICIENCY', 'TABLE_FORMAT', 'SHIPPED', 'gpu_slug', 'user_table_path',
+           'shipped_table_path', 'read_table', 'shape_bucket', 'nearest_entry', 'quarter_octaves_apart']
 
 # %% ../nbs/15a_dispatch.ipynb #a066212e
 import argparse, contextlib, dataclasses, functools, json, math, os, sys, time, warnings
@@ -282,7 +282,7 @@ def compile_tasks(shapes: list, top: int, dev: Device, precision: str = "ieee") 
             tasks.setdefault((name, tuple(sorted(dict(cfg).items())), aligned), (name, _plain(cfg), m, n, k, aligned))
     return list(tasks.values())
 
-def _compile(name: str, cfg: dict, m: int, n: int, k: int, aligned: bool) -> str:
+def compile_task(name: str, cfg: dict, m: int, n: int, k: int, aligned: bool) -> str:
     "In a worker process: build one candidate's launch, which leaves its machine code in the disk cache. '' or why not."
     try: get_kernel(name).launcher(cfg, m, n, k, aligned)
     except Exception as e: return f"{type(e).__name__}: {str(e)[:100]}"
@@ -306,7 +306,7 @@ def _measured(shapes: list, top: int, reps: int, jobs: int, spent: Callable, pre
         pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn"))   # CUDA does not survive fork
         try:
             if kernel_cache_on():          # without the disk cache each process would compile again what it measures
-                builds = [pool.submit(_compile, *t) for t in compile_tasks(shapes, top, current_device(), precision)]
+                builds = [pool.submit(compile_task, *t) for t in compile_tasks(shapes, top, current_device(), precision)]
                 for done in as_completed(builds):
                     if spent():
                         for f in builds: f.cancel()
