@@ -25,7 +25,7 @@ import numpy as np
 from .utils import (cdiv, simulating, cuda, gpu_inputs, environment, gpu_clocks, reference, verify_then_time,
                           Measurement, Status)
 from .kernels import REGISTRY, Config, KernelSpec, get_kernel
-from .kernels.core import operands, rows_aligned, serves, check_precision, PRECISIONS, TOLERANCE
+from .kernels.core import operands, serves, check_precision, PRECISIONS, TOLERANCE
 from .cache import locked, write_atomic
 # the table file and its bucket (appendix 90a), importable from here as before
 from .kernel_table import (TABLE_FORMAT, SHIPPED, gpu_slug, user_table_path, shipped_table_path, read_table,
@@ -236,9 +236,10 @@ def measure_shape(m: int, n: int, k: int, top: int = 8, reps: int = 20, cublas: 
         if cublas:
             got = verify_then_time(lambda: cublas_fp32(a, b, c), c, ref, tol=math.inf, reps=reps)
             rows.append(dict(kernel="cuBLAS fp32", config={}, ms=got.ms, error=got.error))
-    aligned = rows_aligned(n, k, *operands(a, b, c)[3])
+    addresses = operands(a, b, c)[3]
     for name, cfg in shortlist(m, n, k, dev, top, precision):
         spec = get_kernel(name)
+        aligned = spec.aligned(m, n, k, *addresses)     # which build runs: the kernel says what it needs
         row = dict(kernel=name, config=dict(cfg), predicted_ms=round(predict_ms(name, cfg, m, n, k, dev), 5))
         try: spec.launcher(cfg, m, n, k, aligned)       # compiles: CPU work, done outside the GPU turn
         except Exception as e: got = Measurement(Status.failed, f"{type(e).__name__}: {str(e)[:100]}")
@@ -277,8 +278,8 @@ def compile_tasks(shapes: list, top: int, dev: Device, precision: str = "ieee") 
     configuration and build (the first shape that asks for it; the kernel is the same at every shape)."""
     tasks = {}
     for m, n, k in shapes:
-        aligned = rows_aligned(n, k)          # the tuner's arrays are new, so they start on 256-byte boundaries
         for name, cfg in shortlist(m, n, k, dev, top, precision):
+            aligned = get_kernel(name).aligned(m, n, k)   # the tuner's arrays are new: on 256-byte boundaries
             tasks.setdefault((name, tuple(sorted(dict(cfg).items())), aligned), (name, _plain(cfg), m, n, k, aligned))
     return list(tasks.values())
 

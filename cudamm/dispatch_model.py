@@ -18,7 +18,6 @@ import numpy as np
 from .utils import cdiv
 from .kernels import Config, KernelSpec, chapter_modules, get_kernel
 from .kernels.core import Device, FP32_LANES, FP32_LANES_MINOR, KNOWN_GPUS   # what a GPU is: appendix 91
-from .kernels.core import rows_aligned      # which build runs: 16-byte rows or not
 _all_ = ["Device", "FP32_LANES", "FP32_LANES_MINOR", "KNOWN_GPUS"]
 
 # %% ../nbs/98_dispatch_model.ipynb #0354d917
@@ -54,7 +53,7 @@ class Estimate:
         self.gpu, self.spec, self.cfg, self.m, self.n, self.k = gpu, spec, cfg, m, n, k
         self.threads, self.tile = math.prod(spec.block(cfg)), spec.tile(cfg)
         shared = spec.static_smem(cfg) + spec.dynamic_smem(cfg, m, n, k)
-        registers = spec.registers_at(cfg, rows_aligned(n, k))   # the build that runs: 16-byte rows or not
+        registers = spec.registers_at(cfg, spec.aligned(m, n, k))   # the build that runs: 16-byte rows or not
         self.per_sm = gpu.blocks_per_sm(self.threads, registers, shared)
         self.blocks = math.prod(spec.grid(cfg, m, n, k, self.tile))
         self.slots = gpu.sms * self.per_sm

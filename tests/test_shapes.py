@@ -30,6 +30,8 @@ CONFIGS = [("splitk", tile_config(t, BK=bk, SPLITK=s), shape) for t, bk, s, shap
            ("fewcols", dict(NC=8, RW=2, NW=4, SPLITK=2), (21, 8, 131)), ("fewcols", dict(NC=4, RW=4, NW=4, SPLITK=1), (37, 4, 99)),
            ("fewcols", dict(NC=8, RW=4, NW=4, SPLITK=3), (13, 6, 301)),
            ("fewcols", dict(NC=1, RW=2, NW=4, SPLITK=2), (33, 1, 301)),   # general build, n = 1: lanes 32 k apart
+           # the fast build at n = 1, and in a tile of 4 columns (B read a value at a time: asked at run time)
+           ("fewcols", dict(NC=1, RW=4, NW=4, SPLITK=2), (21, 1, 264)), ("fewcols", dict(NC=4, RW=2, NW=4, SPLITK=1), (19, 1, 132)),
            ("fewcols", dict(NC=2, RW=2, NW=4, SPLITK=16), (5, 2, 700))]   # the explored slices past 8
 
 
@@ -38,17 +40,30 @@ def test_configurations_match_float64(name, config, shape):
     check_kernel(get_kernel(name), *shape, config=config, seed=7)
 
 
-def test_fewcols_reads_a_column_off_a_16_byte_boundary():
-    "n = 1, B's column 4 bytes past a 16-byte boundary, k a multiple of 4 (the fast build): right all the same."
+@pytest.mark.parametrize("n, nc", [(1, 1), (1, 4)])
+def test_fewcols_reads_a_column_off_a_16_byte_boundary(n, nc):
+    """n = 1, B's column 4 bytes past a 16-byte boundary, A's rows on them (k a multiple of 4): the fast build runs,
+    reading B a value at a time (in a tile of 4 columns it asks at run time, and does not read B 16 bytes at a time)."""
     from cudamm.intrinsics import _sim_address
     from cudamm.utils import random_inputs, to_d, assert_matmul_correct
     spec = get_kernel("fewcols")
-    a, b = random_inputs(40, 1, 260, 3)
-    da, dc = to_d(a), to_d(np.full((40, 1), np.nan, np.float32))
-    db = to_d(np.concatenate([np.zeros(1, np.float32), b.ravel()]))[1:].reshape(260, 1)
-    assert _sim_address(db) % 16 == 4
-    spec.launch(da, db, dc, spec.check(dict(NC=1, RW=2, NW=4, SPLITK=2)))
+    a, b = random_inputs(40, n, 260, 3)
+    da, dc = to_d(a), to_d(np.full((40, n), np.nan, np.float32))
+    db = to_d(np.concatenate([np.zeros(1, np.float32), b.ravel()]))[1:].reshape(260, n)
+    assert _sim_address(db) % 16 == 4 and _sim_address(da) % 16 == 0
+    assert spec.aligned(40, n, 260, _sim_address(da), _sim_address(db), _sim_address(dc))
+    spec.launch(da, db, dc, spec.check(dict(NC=nc, RW=2, NW=4, SPLITK=2)))
     assert_matmul_correct(da, db, dc)
+
+
+def test_fewcols_fast_build_at_one_column_asks_only_for_a():
+    """`fewcols`' fast build: A's rows on 16-byte boundaries (k a multiple of 4, A's address), and B's too but at n = 1;
+    C's never (written a value at a time)."""
+    spec = get_kernel("fewcols")
+    assert spec.aligned(4096, 1, 4096, 256, 4, 8) and spec.aligned(4096, 8, 4096, 0, 16, 4)
+    assert not spec.aligned(4096, 1, 4097) and not spec.aligned(4096, 8, 4096, 4, 0, 0)
+    assert not spec.aligned(75, 2, 13648) and not spec.aligned(9, 3, 132) and not spec.aligned(64, 8, 64, 0, 4, 0)
+    assert not get_kernel("splitk").aligned(4096, 1, 4096)          # the tiled kernels still want every row aligned
 
 
 def test_fewcols_loads_a_16_bytes_at_a_time():
@@ -74,6 +89,23 @@ def test_thin_tiles_are_explored_not_offered():
     assert {(c["BM"], c["BN"]) for c in spec.explores(4096, 24, 9133)} == {(128, 32)}
     assert not spec.explores(16, 4096, 4096) and not spec.explores(33, 4096, 4096)
     assert not [c for name, c in dispatch.candidates(32, 4096, 65536) if name == "splitk" and c.BM == 32 and c.BN == 128]
+
+
+def test_sixteen_row_tiles_are_explored_not_offered():
+    "Chapter 14's pipeline on 16-row tiles (Triton's where it leads): valid, `cudamm-tune` times them, the model never picks them."
+    from cudamm.kernels.shapes import sixteen_rows
+    spec = get_kernel("pipelined")
+    tiles = [spec.check(c) for c in spec.explores(256, 256, 256) if c["BM"] == 16]
+    assert len(tiles) == len(sixteen_rows(256, 256, 256)) > 0 and {c.BN for c in tiles} == {32, 64, 128}
+    assert not spec.explores(2048, 2048, 256)                                  # enough 128×128 tiles: none
+    assert not [c for name, c in dispatch.candidates(256, 256, 256) if name == "pipelined" and c.BM == 16]
+
+
+@pytest.mark.parametrize("i, shape", [(0, (17, 33, 70)), (5, (20, 128, 36))])
+def test_sixteen_row_tiles_match_float64(i, shape):
+    "Both builds: rows off 16-byte boundaries (n = 33), and on them (n = 128)."
+    from cudamm.kernels.shapes import sixteen_rows
+    check_kernel(get_kernel("pipelined"), *shape, config=sixteen_rows(*shape)[i], seed=5)
 
 
 def test_few_warps_are_explored_at_tiny_k():

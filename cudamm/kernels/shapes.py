@@ -6,11 +6,12 @@ Docs: https://cudamm.github.io/cudamm/every_shape.html.md"""
 
 # %% auto #0
 __all__ = ['TILES', 'SPLITS', 'SUM_THREADS', 'SUM_SIGNATURE', 'FIXUP_SIGNATURE', 'sum_slices', 'KEEP_BYTES', 'KEEP_BUFFERS',
-           'copy_padded', 'SPLITK_CONSTRAINTS', 'DEEP_SPLITS', 'COPY_BYTES_IN_FLIGHT', 'splitk_spec', 'NARROW', 'THIN',
-           'fewrows_spec', 'fewcols_spec', 'SplitKSource', 'splitk_source', 'tile_config', 'splitk', 'sum_geometry',
-           'workspace', 'counters', 'add_slices_in_last_block', 'SplitKSpec', 'copy_geometry', 'padded', 'PadSpec',
-           'offered_splits', 'summed_in_a_row', 'split_sums_seconds', 'padded_copies_seconds', 'small_pipelines',
-           'narrow_tiles', 'thin_tiles', 'FewRowsSource', 'fewrows', 'FewColsSource', 'fewcols']
+           'copy_padded', 'SPLITK_CONSTRAINTS', 'DEEP_SPLITS', 'COPY_BYTES_IN_FLIGHT', 'splitk_spec', 'ROWS16',
+           'NARROW', 'THIN', 'fewrows_spec', 'fewcols_spec', 'SplitKSource', 'splitk_source', 'tile_config', 'splitk',
+           'sum_geometry', 'workspace', 'counters', 'add_slices_in_last_block', 'SplitKSpec', 'copy_geometry', 'padded',
+           'PadSpec', 'offered_splits', 'summed_in_a_row', 'split_sums_seconds', 'padded_copies_seconds',
+           'small_pipelines', 'sixteen_rows', 'narrow_tiles', 'thin_tiles', 'FewRowsSource', 'fewrows', 'FewColsSource',
+           'FewColsSpec', 'fewcols']
 
 # %% ../../nbs/15_every_shape.ipynb #e9c44087
 import collections, contextlib, dataclasses, functools, threading
@@ -434,7 +435,21 @@ def small_pipelines(m: int, n: int, k: int) -> list[dict]:
                           DYN=False)
               for tile, ks, bk in (("32x32", 2, 16), ("32x32", 4, 32), ("64x32", 2, 16), ("64x64", 2, 16))
               for stages in (3, 4)]
-    return plain + sliced
+    return plain + sliced + sixteen_rows(m, n, k)
+
+ROWS16 = {   # one warp a 16-row tile, 16, 32 or 64 results a thread; KS groups of warps slice each k-tile
+    "16x32": dict(BM=16, BN=32, WM=16, WN=32, WNITER=1, TM=4, TN=4, MINB=4),
+    "16x64": dict(BM=16, BN=64, WM=16, WN=64, WNITER=2, TM=4, TN=4, MINB=4),
+    "16x128": dict(BM=16, BN=128, WM=16, WN=128, WNITER=4, TM=4, TN=4, MINB=4)}
+
+def sixteen_rows(m: int, n: int, k: int) -> list[dict]:
+    """The pipeline on tiles of 16 rows, 2 or 4 warps slicing k: the tiles the autotuned Triton picks where it leads
+    (16×32 at 128³ and 256³, 16×128 at 512³ on an H200: `benchmarks/experiments/small_products_h200/`, section 9).
+    For `cudamm-tune` only: the model has no efficiency for them."""
+    return [{**ROWS16[tile], "BK": bk, "KS": ks, "STAGES": stages, "ASYNC": True, "GM": 1, "DYN": False}
+            for tile, bk, ks, stages in (("16x32", 32, 4, 3), ("16x32", 32, 4, 4), ("16x32", 64, 2, 3),
+                                         ("16x64", 32, 2, 3), ("16x64", 32, 4, 3), ("16x128", 16, 2, 3),
+                                         ("16x128", 16, 2, 4))]
 
 get_kernel("pipelined").explores = small_pipelines      # chapter 14's kernel, on this chapter's tiles
 
@@ -602,11 +617,11 @@ class FewColsSource:
     def __init__(self, NC, RW, NW, SPLITK=1, VEC=True, **_):
         self.NC, self.RW, self.NW, self.S, self.VEC = NC, RW, NW, SPLITK, VEC
         self.P = (NC + 3) // 4                    # 16-byte pieces of a row of B's NC columns
-        self.VB = VEC and NC % 4 == 0             # ... loaded 16 bytes at a time
-        # The general build (A's rows off 16-byte boundaries) asks at run time whether B's rows are on them: n a
-        # multiple of 4 and b's address. Else each value of B is a load of its own, 32 lanes on 32 rows of B: at
-        # n = 8 and long k 2.7-3.2× slower on an H200 (benchmarks/experiments/small_products_h200/, section 8)
-        self.VB_AT_RUN = not VEC and NC % 4 == 0
+        # Both builds ask at run time whether B's rows start on 16-byte boundaries (n a multiple of 4 and b's
+        # address), so that the fast build needs only A's rows on them (`FewColsSpec.aligned`). Else each value of B
+        # is a load of its own, 32 lanes on 32 rows of B: at n = 8 and long k 2.7-3.2× slower on an H200
+        # (benchmarks/experiments/small_products_h200/, section 8)
+        self.VB_AT_RUN = NC % 4 == 0
         # The general build reads A 4 bytes at a time: lane l takes k = l, l+32, l+64, l+96 of each 128, so that a
         # warp's load is 128 contiguous bytes. With 4 k side by side a load spanned 512 bytes and used a quarter of
         # them: up to 1.8× slower at n = 3 to 8 on an H200 (section 8)
@@ -623,7 +638,7 @@ class FewColsSource:
               "M = u32(a.shape[0])", "N = u32(b.shape[1])", "KA = u32(a.shape[1])",
               f"vec = {self.VEC}  # rows of a (and of b) start on 16-byte boundaries",
               ("vecb = N % u32(4) == u32(0) and address(b) % u64(16) == u64(0)  # B's rows on 16-byte boundaries"
-               if self.VB_AT_RUN else f"vecb = {self.VB}  # 16-byte loads of B's rows"),
+               if self.VB_AT_RUN else "vecb = False  # B read a value at a time"),
               f"ks = u32(((KA + u32({S - 1})) // u32({S}) + u32(3)) // u32(4) * u32(4))  # k per slice",
               "z = u32(cuda.blockIdx.z)", "k0 = u32(min(z * ks, KA))", "kend = u32(min(k0 + ks, KA))",
               "tid = u32(cuda.threadIdx.x)", "warp = u32(tid >> u32(5))", "lane = u32(tid & u32(31))",
@@ -631,10 +646,9 @@ class FewColsSource:
               f"jend = u32(min(j0 + u32({NC}), N))",
               f"r0 = u32((u32(cuda.blockIdx.y) * u32({NW}) + warp) * u32({RW}))  # the warp's first row")
             s("# the columns of B it reads, clamped inside B (results past N are never stored): no test in the loop")
-            if self.VB or self.VB_AT_RUN:
+            if self.VB_AT_RUN:
                 for p in range(self.P): s(f"bp{p} = u32(min(j0 + u32({4 * p}), N - u32(4)))  # read only if vecb")
-            if not self.VB:
-                for j in range(NC): s(f"bc{j} = u32(min(j0 + u32({j}), N - u32(1)))")
+            for j in range(NC): s(f"bc{j} = u32(min(j0 + u32({j}), N - u32(1)))")
             for i in range(RW): s(f"ar{i} = u64(min(r0 + u32({i}), M - u32(1))) * u64(KA)  # row r0+{i} of A (clamped)")
             for i in range(RW):
                 for j in range(NC): s(f"acc{i}_{j} = float32(0)")
@@ -643,7 +657,7 @@ class FewColsSource:
             if self.VB_AT_RUN:                    # a loop for each way of reading B: no branch inside the loop
                 with s.block("if vecb:"): self.full_steps("pieces")
                 with s.block("else:"): self.full_steps("values")
-            else: self.full_steps("pieces" if self.VB else "values")
+            else: self.full_steps("values")
             s("kk = u32(kl + full * u32(128))")
             with s.block("if kk < kend:  # the last, partial step"):
                 self.step(full=False)
@@ -680,7 +694,7 @@ class FewColsSource:
                 for i in range(RW):
                     s(f"xa{i}_{e} = ldg4x({ok}, False, a, ar{i} + u64({k}), u32(0), u32(1))[0]")
             avals = [[f"xa{i}_{e}" for e in range(4)] for i in range(RW)]
-        if b == "pieces" or self.VB: bvals = self.pieces_of_b(full)
+        if b == "pieces": bvals = self.pieces_of_b(full)
         elif b == "values" or not self.VB_AT_RUN: bvals = self.values_of_b(full)
         else:
             with s.block("if vecb:"): bvals = self.pieces_of_b(full, values=True)
@@ -715,6 +729,17 @@ class FewColsSource:
         k = f"kk + u32({e * self.DK})"
         return k, ("True" if full else f"{k} < kend")
 
+class FewColsSpec(SplitKSpec):
+    "`fewcols`' description: C is written a value at a time, so its fast build asks nothing of C's rows."
+    def aligned(self, m: int, n: int, k: int, *addresses) -> bool:
+        """The fast build runs where A's rows start on 16-byte boundaries, and B's too, except at n = 1. There B is a
+        column read a value at a time by either build, and A 16 bytes at a time was 1.07-1.24× faster in 19
+        configurations (4096×1×4096: 26.8 → 22.1 µs on an H200). At n = 2 to 7, B's values a load each, 4 k apart on
+        a lane, were slower than the general build's 32 k apart: 4096×2×4096 23.6 → 26.3 µs, 5000×6×3000 34.1 → 49.4
+        (benchmarks/experiments/small_products_h200/, section 9)."""
+        a, b = (*addresses, 0, 0)[:2]
+        return k % 4 == 0 and a % 16 == 0 and (n == 1 or (n % 4 == 0 and b % 16 == 0))
+
 # %% ../../nbs/15_every_shape.ipynb #55c4f73d
 @autotune("NC", [1, 2, 4, 8, 16])
 @autotune("RW, NW", [(1, 4), (2, 4), (4, 4), (2, 8), (4, 8)])
@@ -740,7 +765,7 @@ def _fewcols_seconds(cfg, m: int, n: int, k: int, model) -> float:
     busy = min(128, cdiv(k, cfg.SPLITK)) / 128                     # the share of a warp's step inside k
     return model.streaming(streamed, 16 * cfg.RW, busy) + split_sums_seconds(cfg, m, n, model)
 
-fewcols_spec = register(SplitKSpec(
+fewcols_spec = register(FewColsSpec(
     "fewcols", "15_every_shape", fewcols, dict(NC=4, RW=2, NW=4, SPLITK=2),
     block=lambda cfg: (32 * cfg.NW,), tile=lambda cfg: (cfg.NW * cfg.RW, cfg.NC), grid=_with_slices,
     constraints=(("NC ≤ 16 columns per block and RW·NC ≤ 64 accumulators per thread",

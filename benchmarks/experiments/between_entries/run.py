@@ -49,7 +49,7 @@ def measure(shape: tuple, top: int, reps: int, gpu_turn: str | None) -> dict:
     from cudamm import dispatch
     from cudamm.cache import locked
     from cudamm.kernels import get_kernel
-    from cudamm.kernels.core import operands, rows_aligned
+    from cudamm.kernels.core import operands
     from cudamm.utils import gpu_inputs, reference, verify_then_time
     m, n, k = shape
     dev = dispatch.current_device()
@@ -64,7 +64,7 @@ def measure(shape: tuple, top: int, reps: int, gpu_turn: str | None) -> dict:
         a, b, c = gpu_inputs(m, n, k, seed=0)
         if timed is None:                                   # not on the shortlist: time it the same way
             ref = reference(a, b, keep_on_gpu=True)
-            spec.launcher(choice.config, m, n, k, rows_aligned(n, k, *operands(a, b, c)[3]))
+            spec.launcher(choice.config, m, n, k, spec.aligned(m, n, k, *operands(a, b, c)[3]))
             got = verify_then_time(lambda: spec.launch(a, b, c, choice.config), c, ref, tol=1e-5, reps=reps)
             timed = dict(kernel=choice.kernel, config=dict(choice.config), error=got.error, off_shortlist=True,
                          predicted_ms=round(dispatch.predict_ms(choice.kernel, choice.config, m, n, k, dev), 5))

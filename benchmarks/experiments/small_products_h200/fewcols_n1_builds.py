@@ -3,8 +3,7 @@ multiple of 4; A read 4 bytes at a time, lanes 32 k apart) against its fast buil
 right there too: with NC = 1 or 2 the fast build reads B a value at a time and writes C a value at a time. Dispatch's
 configuration at each shape, and the 16- and 32-slice ones; each through `verify_then_time` (checked against float64
 into an output poisoned with NaN, then the median of 30 launches, CUDA events, L2 flushed before each); cuBLAS (TF32
-off) the same way. Prepared 2026-11-29 for the
-next GPU session; not yet run.
+off) the same way. Run on an H200 on 2026-11-29 (`fewcols_n1_builds_h200.txt`; the README's section 9).
 
     python3 benchmarks/experiments/small_products_h200/fewcols_n1_builds.py | tee fewcols_n1_builds_<gpu>.txt
 """
