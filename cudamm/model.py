@@ -22,7 +22,7 @@ MACHINES = {      # per GPU of `KNOWN_GPUS`; `source`: derived from widths and c
     "H100": dict(dram_gbs=3035.9, l2_gbs=None,
                  source=dict(fp32="derived", smem="derived", dram="measured copy, results/h100/shapes",
                              l2="not measured yet: benchmarks/experiments/roofs/run.py measures it")),
-    "H200": dict(dram_gbs=4266.6, l2_gbs=None,
+    "H200": dict(dram_gbs=4288.4, l2_gbs=None,
                  source=dict(fp32="derived", smem="derived", dram="measured copy, results/h200/shapes",
                              l2="not measured yet: benchmarks/experiments/roofs/run.py measures it"))}
 
