@@ -23,12 +23,22 @@ EDGE_SHAPES = [(129, 257, 65), (1, 4096, 7), (33, 65, 17), (130, 7, 300)]
 SMALL = dict(BM=32, BN=32, BK=8, WM=32, WN=16, WNITER=1, TM=4, TN=4, MINB=1)
 VARIANTS = {"splitk": [dict(PAD=True, SPLITK=3), dict(PAD=True, SPLITK=1), dict(SPLITK=128)],
             "fewrows": [dict(MT=1, NW=4, U=4, SPLITK=16), dict(MT=8, NW=8, U=4, SPLITK=2)],
-            "fewcols": [dict(SPLITK=8)],
+            "fewcols": [dict(SPLITK=8), dict(NC=1, RW=4, NW=4, SPLITK=2)],
             "pipelined": [dict(ASYNC=True, STAGES=3, GM=1), dict(SMALL, ASYNC=True, STAGES=4, AT=False, GM=1),
                           dict(SMALL, BK=16, KS=2, ASYNC=True, STAGES=3, GM=1),
-                          dict(SMALL, BK=32, KS=4, ASYNC=True, STAGES=4, GM=1)],
+                          dict(SMALL, BK=32, KS=4, ASYNC=True, STAGES=4, GM=1),
+                          # tiles of 16 rows (chapter 15's sixteen_rows): one warp a tile, k sliced over 4 or 2
+                          dict(BM=16, BN=32, WM=16, WN=32, WNITER=1, TM=4, TN=4, MINB=4, BK=32, KS=4, ASYNC=True,
+                               STAGES=4, GM=1),
+                          dict(BM=16, BN=128, WM=16, WN=128, WNITER=4, TM=4, TN=4, MINB=4, BK=16, KS=2, ASYNC=True,
+                               STAGES=3, GM=1)],
             "tensorcore_tf32_fast": [dict(SPLITK=3)],
             "tensorcore_tf32x3_fast": [dict(SPLITK=4)]}
+
+
+# Shapes whose rows are all on 16-byte boundaries (the fast builds), where a kernel's fast build has paths of its own:
+# fewcols' at n = 1 (B a value at a time, its column anywhere), the pipeline's 16-row tiles with a partial last tile
+ALIGNED_SHAPES = {"fewcols": [(129, 1, 300)], "pipelined": [(33, 64, 96)]}
 
 
 def run_kernels(names):
@@ -36,7 +46,7 @@ def run_kernels(names):
     from cudamm.utils import check_kernel
     for name in names or REGISTRY:
         for config in [None, *VARIANTS.get(name, [])]:
-            for shape in EDGE_SHAPES:
+            for shape in EDGE_SHAPES + ALIGNED_SHAPES.get(name, []):
                 # the sanitizer's reports follow the marker of the kernel they are about
                 print(f"== {name} {config or 'defaults'} at {shape}", flush=True)
                 spec = get_kernel(name)          # chapter 16's TF32 kernels promise less than fp32's 1e-5
