@@ -171,6 +171,20 @@ def test_gpu_prefix_is_sourced_as_documented():
     assert "`. tools/gpu_prefix.sh`" in (ROOT / "README.md").read_text() and "    . tools/gpu_prefix.sh" in script
 
 
+def test_done_means_runs_what_exists():
+    "tools/done_means.sh: valid shell, sources the GPU prefix, and every script and test it runs is in the repository."
+    import re
+    path = ROOT / "tools" / "done_means.sh"
+    script = path.read_text()
+    assert subprocess.run(["bash", "-n", str(path)]).returncode == 0
+    assert ". tools/gpu_prefix.sh || exit 1" in script
+    scripts = re.findall(r"\b((?:benchmarks|tools|tests)/[\w/]+\.(?:py|sh))", script)
+    assert len(scripts) >= 5 and all((ROOT / s).exists() for s in scripts), scripts
+    names = re.findall(r"^step (\w+) ", script, re.M)
+    assert len(names) == len(set(names)) >= 10, names            # one output file a step
+    assert "split_products_are_right" in (ROOT / "tests" / "test_gpu_shapes.py").read_text()
+
+
 # Experiments: a script beside its output and a README, public names only
 
 EXPERIMENTS = sorted(p for p in (ROOT / "benchmarks" / "experiments").iterdir() if p.is_dir())
