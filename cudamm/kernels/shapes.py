@@ -636,7 +636,7 @@ class FewColsSource:
         with s:
             s(f"red = cuda.shared.array({NW * 32 * (V + 1)}, float32)  # every lane's {V} sums, rows padded by one",
               "M = u32(a.shape[0])", "N = u32(b.shape[1])", "KA = u32(a.shape[1])",
-              f"vec = {self.VEC}  # rows of a (and of b) start on 16-byte boundaries",
+              f"vec = {self.VEC}  # rows of a start on 16-byte boundaries (the fast build)",
               ("vecb = N % u32(4) == u32(0) and address(b) % u64(16) == u64(0)  # B's rows on 16-byte boundaries"
                if self.VB_AT_RUN else "vecb = False  # B read a value at a time"),
               f"ks = u32(((KA + u32({S - 1})) // u32({S}) + u32(3)) // u32(4) * u32(4))  # k per slice",
