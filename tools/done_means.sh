@@ -6,8 +6,10 @@
 #
 #     bash tools/done_means.sh /tmp/done_means 2>&1 | tee /tmp/done_means.log
 #
-# Then copy what a step wrote into benchmarks/results/<gpu>/ (the folders' READMEs say where each file goes) and
-# change every sentence that quotes the numbers it replaces.
+# Its first step tunes the small squares with the tuner's latest candidates (chapter 15's 16-row tiles) and rebuilds
+# the shipped table from every log, as the H200's was on 2026-11-29, so the suites after it run that table: commit
+# the new log, tune_logs.txt and the table with them. Then copy what each step wrote into benchmarks/results/<gpu>/
+# (the folders' READMEs say where each file goes) and change every sentence that quotes the numbers it replaces.
 OUT=${1:-/tmp/done_means}
 . tools/gpu_prefix.sh || exit 1
 mkdir -p "$OUT"
@@ -19,7 +21,17 @@ step() {   # step NAME COMMAND...: run it, its output in OUT/NAME.txt, a line wi
     echo "   exit $?  $((SECONDS - t0)) s"; tail -n 3 "$OUT/$name.txt"
 }
 bench() { python3 -m cudamm.cli --no-progress "$@"; }
+tune() { python3 -c "import sys; from cudamm.dispatch import main; sys.exit(main())" --no-progress "$@"; }
 seed=$(python3 -c "import secrets; print(secrets.randbelow(2**31))")    # drawn now, never tuned for
+name=$(python3 -c "import torch; print(torch.cuda.get_device_name())")
+logs=benchmarks/results/$(python3 -c "from cudamm.bench_harness import gpu_short_name; print(gpu_short_name('$name'))")
+table=$(python3 -c "from cudamm.kernel_table import shipped_table_path; print(shipped_table_path('$name'))")
+
+# the shipped table: the small squares tuned again, then rebuilt from every log (and the tf32x3 lines, if any)
+step tune_small tune --shapes 128 256 512 1024 --jobs 14 --log "$logs/shapes/tune_log_rows16.json" --out "$OUT/tuned.json"
+grep -qx tune_log_rows16.json "$logs/shapes/tune_logs.txt" || echo tune_log_rows16.json >> "$logs/shapes/tune_logs.txt"
+printed=(); [ -f "$logs/tf32x3/tune_output.txt" ] && printed=(--printed "$logs/tf32x3/tune_output.txt")
+step table python3 tools/table_from_log.py $(sed "s|^|$logs/shapes/|" "$logs/shapes/tune_logs.txt") "$table" "${printed[@]}"
 
 # issue 29: the users' suite as a reader calls it (shipped table), the model alone, and random shapes
 step shapes bench --suite shapes --out "$OUT/shapes"
