@@ -90,8 +90,10 @@ def test_an_entry_of_a_shape_near_keeps_its_kernel_with_another_split():
 # entries 97.1 → 98.5 % and 95.5 → 96.6 %) and fewer of its choices were timed: at squares near 3000, 4096×16×4096
 # and 4096×64×4096 (H100) it now takes configurations no log timed there (benchmarks/experiments/model_registers/).
 # The H200's sixth log times chapter 15's 16-row tiles at 128³–1024³, which only an entry picks (the model has no
-# efficiency for them): the shares fell to 95.0 % (model) and 94.9 % (between), the worst 256³ at 61 %
-FLOORS = {"h100": dict(model=(0.98, 26), between=(0.98, 24)), "h200": dict(model=(0.945, 29), between=(0.945, 29))}
+# efficiency for them): the shares fell to 95.0 % (model) and 94.9 % (between), the worst 256³ at 61 %. Since the
+# model prices the 16×32 tile (chapter 15), they rose to 97.9 % both (worst 512³ at 87 %); on the H100, whose logs
+# never timed a 16-row tile, its picks at 128³ and 256³ are not timed (98.5 % of 24 timed, 98.3 % of 22 between)
+FLOORS = {"h100": dict(model=(0.98, 24), between=(0.98, 22)), "h200": dict(model=(0.97, 29), between=(0.97, 29))}
 
 
 @pytest.mark.parametrize("folder", GPUS)

@@ -107,13 +107,30 @@ def test_what_a_kernel_explores_is_timed_by_the_tuner_and_never_chosen_by_the_mo
 
 
 def test_small_squares_explore_chapter_14s_pipeline_on_small_tiles():
-    "Fewer 128×128 tiles than SMs: the tuner also times the cp.async pipeline on 16×32 to 64×64 tiles; big ones not."
+    """Fewer 128×128 tiles than SMs: the tuner also times the cp.async pipeline on 16×32 to 64×64 tiles; big ones not.
+    Of them the model is offered one, chapter 15's 16×32 tile with k sliced over 4 warps, and takes it at 256³."""
+    from cudamm.kernels.shapes import SIXTEEN_ROWS_OFFERED
     h100 = dispatch.KNOWN_GPUS["H100"]
     piped = [c for name, c in dispatch.shortlist(256, 256, 256, h100) if name == "pipelined" and c.ASYNC]
     assert {(c.BM, c.BN) for c in piped} == {(16, 32), (16, 64), (16, 128), (32, 32), (64, 32), (64, 64)}
     assert {c.STAGES for c in piped} == {3, 4}
     assert not [c for name, c in dispatch.shortlist(4096, 4096, 4096, h100) if name == "pipelined" and c.ASYNC]
-    assert dispatch.model_choice(256, 256, 256, h100).config not in piped
+    offered = [c for name, c in dispatch.candidates(256, 256, 256) if name == "pipelined" and c.ASYNC]
+    assert offered == [REGISTRY["pipelined"].check(SIXTEEN_ROWS_OFFERED)]
+    assert dispatch.model_choice(256, 256, 256, h100).config == offered[0]
+    assert not [c for name, c in dispatch.candidates(4096, 4096, 4096) if name == "pipelined" and c.ASYNC]
+
+
+def test_sliced_k_pays_for_adding_the_groups_sums():
+    "KS groups of warps: priced as the same tile over k longer by SLICED_SUM_KTILES·(KS-1)/KS k-tiles."
+    from cudamm.kernels.pipelined import SLICED_SUM_KTILES, TILE_EFFICIENCY
+    from cudamm.kernels.shapes import SIXTEEN_ROWS_OFFERED
+    h100, spec = dispatch.KNOWN_GPUS["H100"], REGISTRY["pipelined"]
+    cfg = spec.check(SIXTEEN_ROWS_OFFERED)
+    for k in (32, 96, 1024):
+        est = dispatch.Estimate(h100, spec, cfg, 256, 256, k)
+        longer = -(-k // cfg.BK) * cfg.BK + SLICED_SUM_KTILES * cfg.BK * (cfg.KS - 1) // cfg.KS
+        assert spec.cost(cfg, 256, 256, k, est) == est.waves(longer, TILE_EFFICIENCY[16, 32])
 
 
 def test_a_kernel_that_offers_nothing_is_chosen_by_a_table_only(tmp_path, monkeypatch):

@@ -7,11 +7,11 @@ Docs: https://cudamm.github.io/cudamm/every_shape.html.md"""
 # %% auto #0
 __all__ = ['TILES', 'SPLITS', 'SUM_THREADS', 'SUM_SIGNATURE', 'FIXUP_SIGNATURE', 'sum_slices', 'KEEP_BYTES', 'KEEP_BUFFERS',
            'copy_padded', 'SPLITK_CONSTRAINTS', 'DEEP_SPLITS', 'COPY_BYTES_IN_FLIGHT', 'splitk_spec', 'ROWS16',
-           'NARROW', 'THIN', 'fewrows_spec', 'fewcols_spec', 'SplitKSource', 'splitk_source', 'tile_config', 'splitk',
-           'sum_geometry', 'workspace', 'counters', 'add_slices_in_last_block', 'SplitKSpec', 'copy_geometry', 'padded',
-           'PadSpec', 'offered_splits', 'summed_in_a_row', 'split_sums_seconds', 'padded_copies_seconds',
-           'small_pipelines', 'sixteen_rows', 'narrow_tiles', 'thin_tiles', 'FewRowsSource', 'fewrows', 'FewColsSource',
-           'FewColsSpec', 'fewcols']
+           'SIXTEEN_ROWS_OFFERED', 'NARROW', 'THIN', 'fewrows_spec', 'fewcols_spec', 'SplitKSource', 'splitk_source',
+           'tile_config', 'splitk', 'sum_geometry', 'workspace', 'counters', 'add_slices_in_last_block', 'SplitKSpec',
+           'copy_geometry', 'padded', 'PadSpec', 'offered_splits', 'summed_in_a_row', 'split_sums_seconds',
+           'padded_copies_seconds', 'small_pipelines', 'sixteen_rows', 'narrow_tiles', 'thin_tiles', 'FewRowsSource',
+           'fewrows', 'FewColsSource', 'FewColsSpec', 'fewcols']
 
 # %% ../../nbs/15_every_shape.ipynb #e9c44087
 import collections, contextlib, dataclasses, functools, threading
@@ -27,7 +27,7 @@ from .core import (COURSE_GPU, MAX_GRID_Y, MAX_STATIC_SMEM, SIGNATURE, Geometry,
                                  cover_by_columns, driver_launch, get_kernel, register, rows_aligned, space_of)
 from .warptile import (WARPTILE_CONSTRAINTS, AlignedKernelSpec, WarptileSource, SourceLines, warptile_threads,
                                      warptile_jit_options, LAYOUT_CONSTRAINTS)
-from .pipelined import warptiled_registers, warptiled_seconds   # chapter 14's place in dispatch
+from .pipelined import TILE_EFFICIENCY, warptiled_registers, warptiled_seconds   # chapter 14's
 
 # %% ../../nbs/15_every_shape.ipynb #fcb797e1
 class SplitKSource(WarptileSource):
@@ -445,13 +445,29 @@ ROWS16 = {   # one warp a 16-row tile, 16, 32 or 64 results a thread; KS groups 
 def sixteen_rows(m: int, n: int, k: int) -> list[dict]:
     """The pipeline on tiles of 16 rows, 2 or 4 warps slicing k: the tiles the autotuned Triton picks where it leads
     (16×32 at 128³ and 256³, 16×128 at 512³ on an H200: `benchmarks/experiments/small_products_h200/`, section 9).
-    For `cudamm-tune` only: the model has no efficiency for them."""
+    The model prices one of them (below); the tuner measures them all."""
     return [{**ROWS16[tile], "BK": bk, "KS": ks, "STAGES": stages, "ASYNC": True, "GM": 1, "DYN": False}
             for tile, bk, ks, stages in (("16x32", 32, 4, 3), ("16x32", 32, 4, 4), ("16x32", 64, 2, 3),
                                          ("16x64", 32, 2, 3), ("16x64", 32, 4, 3), ("16x128", 16, 2, 3),
                                          ("16x128", 16, 2, 4))]
 
 get_kernel("pipelined").explores = small_pipelines      # chapter 14's kernel, on this chapter's tiles
+
+# %% ../../nbs/15_every_shape.ipynb #r16offer
+# The one the model offers: 16×32 with k sliced over 4 warps, the fastest candidate at 22 of the 69 products where
+# `cudamm-tune` timed the 16-row tiles on an H200 (section 10 there). Its efficiency is no busy SM's (these shapes
+# never fill the GPU): with chapter 14's SLICED_SUM_KTILES, it is the value at which the model's picks among the
+# H200's logged products came out fastest (appendix 98).
+SIXTEEN_ROWS_OFFERED = {**ROWS16["16x32"], "BK": 32, "KS": 4, "STAGES": 4, "ASYNC": True, "GM": 1, "DYN": False}
+TILE_EFFICIENCY[16, 32] = 0.25
+_chapter14_offers = get_kernel("pipelined").offers
+
+def _offers_and_sixteen_rows(m: int, n: int, k: int) -> list[dict]:
+    "Chapter 14's offer, and where C makes fewer 128×128 tiles than the course GPU has SMs, the 16×32 tile."
+    small = cdiv(m, 128) * cdiv(n, 128) < COURSE_GPU.sms
+    return _chapter14_offers(m, n, k) + ([SIXTEEN_ROWS_OFFERED] if small else [])
+
+get_kernel("pipelined").offers = _offers_and_sixteen_rows
 
 # %% ../../nbs/15_every_shape.ipynb #n4rr0w16
 NARROW = dict(BM=64, BN=16, WM=32, WN=16, WNITER=1, TM=4, TN=4, MINB=8)     # 64 threads, 16 results each

@@ -256,7 +256,7 @@ def fast_seconds(cfg, m: int, n: int, k: int, model) -> float:
     waits for before its first mma (a short k pays them: 16384×4096×128 ran 1.7× the time without them); the 4-byte
     build slower; a split of k, its slices' sum (chapter 15). The prediction, until measured."""
     ceiling = MMA_CEILING_TFLOPS / PRODUCTS[model.spec.precision] / COURSE_GPU.peak_tflops    # in FP32 peaks
-    share = TILE_EFFICIENCY.get((cfg.BM, cfg.BN), min(TILE_EFFICIENCY.values()))
+    share = TILE_EFFICIENCY.get((cfg.BM, cfg.BN), TILE_EFFICIENCY[32, 32])     # a tile it lacks: the smallest square's
     steps = cdiv(cdiv(k, cfg.SPLITK), cfg.BK) + cfg.STAGES - 1  # the pipeline's fill, then one step a k-tile
     build = 1.0 if rows_aligned(n, k) else GENERAL_BUILD_EFFICIENCY
     return model.waves(steps * cfg.BK, share * ceiling, build) + split_sums_seconds(cfg, m, n, model)
