@@ -121,6 +121,14 @@ def test_small_squares_explore_chapter_14s_pipeline_on_small_tiles():
     assert not [c for name, c in dispatch.candidates(4096, 4096, 4096) if name == "pipelined" and c.ASYNC]
 
 
+def test_a_gpu_without_cp_async_is_never_offered_the_pipeline():
+    "cp.async needs sm_80: on a T4 (7.5) the model prices the pipeline's cp.async configurations out, so never picks one."
+    t4, h100 = dispatch.KNOWN_GPUS["T4"], dispatch.KNOWN_GPUS["H100"]
+    for shape in [(128, 128, 128), (256, 256, 256), (62, 9, 117), (300, 301, 299)]:
+        assert not getattr(dispatch.model_choice(*shape, t4).config, "ASYNC", False)
+    assert dispatch.model_choice(256, 256, 256, h100).config.ASYNC
+
+
 def test_sliced_k_pays_for_adding_the_groups_sums():
     "KS groups of warps: priced as the same tile over k longer by SLICED_SUM_KTILES·(KS-1)/KS k-tiles."
     from cudamm.kernels.pipelined import SLICED_SUM_KTILES, TILE_EFFICIENCY

@@ -17,7 +17,7 @@ from .warptile import (WARPTILE_CONSTRAINTS, AlignedKernelSpec, WarptileSource, 
                                      register_budget, register_need, warptile_threads, warptile_jit_options,
                                      LAYOUT_CONSTRAINTS)
 
-import dataclasses
+import dataclasses, math
 
 from fastcore.basics import patch
 from numba import cuda, float32
@@ -342,6 +342,7 @@ SLICED_SUM_KTILES = 4        # sliced k (KS groups): adding the groups' sums in 
 def warptiled_seconds(cfg, m: int, n: int, k: int, model, slices: int = 1) -> float:
     """The model's time: waves of block tiles over k/`slices` in whole BK steps, at the tile's efficiency, and with
     sliced k the groups' sums at the end."""
+    if getattr(cfg, "ASYNC", False) and tuple(model.gpu.cc) < (8, 0): return math.inf   # cp.async: sm_80 and newer
     k_per_block = cdiv(cdiv(k, slices), cfg.BK) * cfg.BK
     ks = getattr(cfg, "KS", 1)
     summed = k_per_block + SLICED_SUM_KTILES * cfg.BK * (ks - 1) // ks
