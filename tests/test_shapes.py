@@ -91,14 +91,17 @@ def test_thin_tiles_are_explored_not_offered():
     assert not [c for name, c in dispatch.candidates(32, 4096, 65536) if name == "splitk" and c.BM == 32 and c.BN == 128]
 
 
-def test_sixteen_row_tiles_are_explored_not_offered():
-    "Chapter 14's pipeline on 16-row tiles (Triton's where it leads): valid, `cudamm-tune` times them, the model never picks them."
-    from cudamm.kernels.shapes import sixteen_rows
+def test_sixteen_row_tiles_are_explored_and_one_is_offered():
+    """Chapter 14's pipeline on 16-row tiles (Triton's where it leads): valid, `cudamm-tune` times them all; the model
+    is offered one, the 16×32 tile with 4 warps over k, and none where C has enough 128×128 tiles."""
+    from cudamm.kernels.shapes import sixteen_rows, SIXTEEN_ROWS_OFFERED
     spec = get_kernel("pipelined")
     tiles = [spec.check(c) for c in spec.explores(256, 256, 256) if c["BM"] == 16]
     assert len(tiles) == len(sixteen_rows(256, 256, 256)) > 0 and {c.BN for c in tiles} == {32, 64, 128}
     assert not spec.explores(2048, 2048, 256)                                  # enough 128×128 tiles: none
-    assert not [c for name, c in dispatch.candidates(256, 256, 256) if name == "pipelined" and c.BM == 16]
+    offered = [c for name, c in dispatch.candidates(256, 256, 256) if name == "pipelined" and c.BM == 16]
+    assert offered == [spec.check(SIXTEEN_ROWS_OFFERED)] and offered[0] in tiles
+    assert not [c for name, c in dispatch.candidates(2048, 2048, 256) if name == "pipelined" and c.BM == 16]
 
 
 @pytest.mark.parametrize("i, shape", [(0, (17, 33, 70)), (5, (20, 128, 36))])
