@@ -458,7 +458,7 @@ get_kernel("pipelined").explores = small_pipelines      # chapter 14's kernel, o
 # `cudamm-tune` timed the 16-row tiles on an H200 (section 10 there). Its efficiency is no busy SM's (these shapes
 # never fill the GPU): with chapter 14's SLICED_SUM_KTILES, it is the value at which the model's picks among the
 # H200's logged products came out fastest (appendix 98).
-SIXTEEN_ROWS_OFFERED = {**ROWS16["16x32"], "BK": 32, "KS": 4, "STAGES": 4, "ASYNC": True, "GM": 1, "DYN": False}
+SIXTEEN_ROWS_OFFERED = sixteen_rows(0, 0, 0)[1]     # 16×32, BK 32, 4 warps over k, 4 stages
 TILE_EFFICIENCY[16, 32] = 0.25
 _chapter14_offers = get_kernel("pipelined").offers
 
