@@ -3,7 +3,8 @@ its cost (`KernelSpec.offers`, `registers`, `cost`); dispatch names no kernel; i
 (`tests/data/dispatch_before.json`, made by `tests/dispatch_record.py`): first before it looped over the registry,
 again where a change of the decisions was the point (issue 29: `table_choice` between a table's entries, splits of
 k past 32 for a very long k, `fewcols` to n = 8; then only the tuner's shortlists, when `KernelSpec.explores` gave
-them chapter 14's pipeline on small tiles)."""
+them chapter 14's pipeline on small tiles; and where the model's prices were fitted to the H200's tune logs: the
+16×32 tile, then `fewrows`' steps and the tail of a kernel whose last block adds the slices)."""
 import io, json, math, re, tokenize
 from pathlib import Path
 
@@ -137,6 +138,24 @@ def test_sliced_k_pays_for_adding_the_groups_sums():
         est = dispatch.Estimate(h100, spec, cfg, 256, 256, k)
         longer = -(-k // cfg.BK) * cfg.BK + SLICED_SUM_KTILES * cfg.BK * (cfg.KS - 1) // cfg.KS
         assert spec.cost(cfg, 256, 256, k, est) == est.waves(longer, TILE_EFFICIENCY[16, 32])
+
+
+def test_fewrows_is_priced_no_faster_than_its_warps_steps_and_its_last_blocks_tail():
+    """`fewrows` at a tiny product takes at least FEWROWS_STEP_US a step of a warp along k (U rows each); a kernel
+    that adds its slices in its last block (`fixup`) pays FIXUP_US for it, one that adds them in a second kernel a
+    launch."""
+    from cudamm.kernels.shapes import FEWROWS_STEP_US, FIXUP_US, split_sums_seconds
+    h200, fewrows = dispatch.KNOWN_GPUS["H200"], REGISTRY["fewrows"]
+    for cfg, steps in [(dict(MT=8, NW=8, U=4, SPLITK=1), 13), (dict(MT=8, NW=4, U=8, SPLITK=2), 7)]:
+        cfg = fewrows.check(cfg)
+        est = dispatch.Estimate(h200, fewrows, cfg, 21, 2, 416)
+        tail = split_sums_seconds(cfg, 21, 2, est)
+        assert fewrows.cost(cfg, 21, 2, 416, est) == pytest.approx(1e-6 * FEWROWS_STEP_US * steps + tail)
+    assert tail == pytest.approx(est.copy_time(4.0 * 21 * 2 * 5) + 1e-6 * FIXUP_US)
+    splitk = REGISTRY["splitk"]
+    cfg = splitk.check(dict(splitk.defaults, SPLITK=2))
+    est = dispatch.Estimate(h200, splitk, cfg, 21, 2, 416)
+    assert split_sums_seconds(cfg, 21, 2, est) == pytest.approx(est.copy_time(4.0 * 21 * 2 * 5) + est.launch_s)
 
 
 def test_a_kernel_that_offers_nothing_is_chosen_by_a_table_only(tmp_path, monkeypatch):

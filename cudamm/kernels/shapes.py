@@ -6,12 +6,12 @@ Docs: https://cudamm.github.io/cudamm/every_shape.html.md"""
 
 # %% auto #0
 __all__ = ['TILES', 'SPLITS', 'SUM_THREADS', 'SUM_SIGNATURE', 'FIXUP_SIGNATURE', 'sum_slices', 'KEEP_BYTES', 'KEEP_BUFFERS',
-           'copy_padded', 'SPLITK_CONSTRAINTS', 'DEEP_SPLITS', 'COPY_BYTES_IN_FLIGHT', 'splitk_spec', 'ROWS16',
-           'SIXTEEN_ROWS_OFFERED', 'NARROW', 'THIN', 'fewrows_spec', 'fewcols_spec', 'SplitKSource', 'splitk_source',
-           'tile_config', 'splitk', 'sum_geometry', 'workspace', 'counters', 'add_slices_in_last_block', 'SplitKSpec',
-           'copy_geometry', 'padded', 'PadSpec', 'offered_splits', 'summed_in_a_row', 'split_sums_seconds',
-           'padded_copies_seconds', 'small_pipelines', 'sixteen_rows', 'narrow_tiles', 'thin_tiles', 'FewRowsSource',
-           'fewrows', 'FewColsSource', 'FewColsSpec', 'fewcols']
+           'copy_padded', 'SPLITK_CONSTRAINTS', 'DEEP_SPLITS', 'FIXUP_US', 'COPY_BYTES_IN_FLIGHT', 'splitk_spec',
+           'ROWS16', 'SIXTEEN_ROWS_OFFERED', 'NARROW', 'THIN', 'FEWROWS_STEP_US', 'fewrows_spec', 'fewcols_spec',
+           'SplitKSource', 'splitk_source', 'tile_config', 'splitk', 'sum_geometry', 'workspace', 'counters',
+           'add_slices_in_last_block', 'SplitKSpec', 'copy_geometry', 'padded', 'PadSpec', 'offered_splits',
+           'summed_in_a_row', 'split_sums_seconds', 'padded_copies_seconds', 'small_pipelines', 'sixteen_rows',
+           'narrow_tiles', 'thin_tiles', 'FewRowsSource', 'fewrows', 'FewColsSource', 'FewColsSpec', 'fewcols']
 
 # %% ../../nbs/15_every_shape.ipynb #e9c44087
 import collections, contextlib, dataclasses, functools, threading
@@ -384,10 +384,17 @@ def summed_in_a_row(k: int, slices: int, lanes: int = 1) -> int:
     it (chapter 15a)."""
     return cdiv(k, slices * lanes) + (lanes - 1) + (slices - 1)
 
+# With `fixup`, the tile's last block adds the slices after every other block of the tile has finished: a fence, a
+# counter, then SPLITK loads from the L2 a result. Nothing overlaps that tail. The value is fitted with
+# `FEWROWS_STEP_US` (below; appendix 98)
+FIXUP_US = 1.0
+
 def split_sums_seconds(cfg, m: int, n: int, model) -> float:
-    "Split k's price: SPLITK partial products written and read back, and the launch that adds them (none with `fixup`)."
+    """Split k's price: SPLITK partial products written and read back, and the launch that adds them, or with
+    `fixup` the last block's tail."""
     if cfg.SPLITK == 1: return 0.0
-    return model.copy_time(4.0 * m * n * (2 * cfg.SPLITK + 1)) + (0 if model.spec.fixup else model.launch_s)
+    moved = model.copy_time(4.0 * m * n * (2 * cfg.SPLITK + 1))
+    return moved + (1e-6 * FIXUP_US if model.spec.fixup else model.launch_s)
 
 # %% ../../nbs/15_every_shape.ipynb #9a50b8be
 # What PAD costs. A padded copy's thread: a float loaded, one stored. About 2.1 TB/s on the H100 and the H200
@@ -601,12 +608,19 @@ def _fewrows_explores(m: int, n: int, k: int) -> list[dict]:
     return [dict(MT=mt, NW=nw, U=8, SPLITK=1) for mt in sorted(_row_tiles(m)) for nw in (1, 2)]
 
 # %% ../../nbs/15_every_shape.ipynb #f3wr0wsr
+# A warp's step (U rows of k) waits for its loads before the next: at small products, where few blocks run and n
+# is less than a block's 128 columns, that chain, not the bytes, sets the time. Fitted with `FIXUP_US` (appendix 98)
+FEWROWS_STEP_US = 0.4
+
 def _fewrows_seconds(cfg, m: int, n: int, k: int, model) -> float:
     """B streamed once per block row of C and A once, U 16-byte rows of B in flight a thread of the warps that have
-    rows of k (at k = 12, 3 of 8 warps of U = 4: the others only wait); then the slices' sum."""
+    rows of k (at k = 12, 3 of 8 warps of U = 4: the others only wait), but no faster than a warp's steps one after
+    another; then the slices' sum."""
     streamed = 4.0 * k * n * cdiv(m, cfg.MT) + 4.0 * m * k
     busy = min(cfg.NW, cdiv(cdiv(k, cfg.SPLITK), cfg.U)) / cfg.NW     # the share of the block's warps with work
-    return model.streaming(streamed, 16 * cfg.U, busy) + split_sums_seconds(cfg, m, n, model)
+    steps = cdiv(cdiv(k, cfg.SPLITK), cfg.NW * cfg.U)                  # a warp's, one after another
+    return (max(model.streaming(streamed, 16 * cfg.U, busy), 1e-6 * FEWROWS_STEP_US * steps)
+            + split_sums_seconds(cfg, m, n, model))
 
 fewrows_spec = register(SplitKSpec(
     "fewrows", "15_every_shape", fewrows, dict(MT=4, NW=4, U=4, SPLITK=2),
