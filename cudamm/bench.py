@@ -228,7 +228,8 @@ def _simulator_check(p, args) -> int:
     m, n, k = SIM_SIZE
     which = "the kernels asked for" if args.kernels else "every kernel"
     print(f"Nothing can be timed without a GPU: checking {which} once in the simulator at {m}×{n}×{k} instead, "
-          "against a float64 reference (about a minute); nothing is written.")
+          "against a float64 reference (minutes for every kernel: the tensor-core ones are the slow ones there); "
+          "nothing is written.")
     results = compare(args.kernels or list(REGISTRY), m, n, k, cublas=False)
     return 0 if all(r.status is Status.ok for r in results) else 1
 

@@ -106,14 +106,24 @@ def test_command_line_errors(capsys):
 
 
 @pytest.mark.skipif(not simulating(), reason="the simulator path of main (on a GPU, main runs the sweep)")
-def test_main_in_simulator_checks_every_kernel(capsys, tmp_path, monkeypatch):
+def test_main_in_simulator_checks_the_kernels_asked_for(capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    assert main([]) == 0
+    assert main(["--kernels", "naive", "fewrows"]) == 0
     out = capsys.readouterr().out
     assert "Nothing can be timed without a GPU" in out and "33×47×29" in out
     rows = {line.split()[0]: line for line in out.splitlines()[3:] if line.strip()}
-    assert set(rows) == set(REGISTRY) and all(line.endswith("  ok") for line in rows.values())
+    assert set(rows) == {"naive", "fewrows"} and all(line.endswith("  ok") for line in rows.values())
     assert not list(tmp_path.iterdir())                          # nothing timed, nothing written
+
+
+@pytest.mark.skipif(not simulating(), reason="the simulator path of main (on a GPU, main runs the sweep)")
+def test_main_in_simulator_checks_every_kernel_by_default(monkeypatch):
+    """Without --kernels, every registered kernel is checked (each kernel's simulator run is `test_kernels.py`'s: here
+    the first one runs, which keeps the test to seconds rather than the minutes of all of them)."""
+    from cudamm import bench
+    asked, compare = [], bench.compare
+    monkeypatch.setattr(bench, "compare", lambda names, *a, **kw: asked.append(list(names)) or compare(names[:1], *a, **kw))
+    assert main([]) == 0 and asked == [list(REGISTRY)]
 
 
 @pytest.mark.gpu
