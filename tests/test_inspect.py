@@ -34,13 +34,22 @@ def test_occupancy_limits():
     assert occupancy(255, 0, 1024)["blocks_per_sm"] == 0        # cannot launch
 
 
-def test_command_line_reports_every_kernel_cleanly():
-    out = subprocess.run([sys.executable, "-m", "cudamm.inspect"], capture_output=True, text=True, timeout=300)
+def test_command_line_reports_kernels_cleanly():
+    "Two kernels through the command line; every registered kernel's machine code is `test_machine_code.py`'s."
+    out = subprocess.run([sys.executable, "-m", "cudamm.inspect", "naive", "fewrows"], capture_output=True, text=True,
+                         timeout=300)
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
-    assert "registers" in out.stdout and " ! " not in out.stdout     # lint is clean for every registered kernel
+    assert "registers" in out.stdout and " ! " not in out.stdout     # lint is clean
     done = [line for line in out.stderr.splitlines() if line.startswith("cudamm-inspect: ")]
-    assert len(done) == len(REGISTRY) and done[-1].startswith(f"cudamm-inspect: {len(REGISTRY)}/{len(REGISTRY)} ")
+    assert len(done) == 2 and done[-1].startswith("cudamm-inspect: 2/2 ")
     assert "cudamm-inspect:" not in out.stdout                       # progress on stderr only
+
+
+def test_command_line_inspects_every_kernel_by_default(monkeypatch):
+    import cudamm.inspect as cudamm_inspect
+    asked = []
+    monkeypatch.setattr(cudamm_inspect, "inspect_many", lambda jobs, cc, on_done=None: asked.append(jobs) or [])
+    assert cudamm_inspect.main([]) == 0 and asked == [[(name, None) for name in REGISTRY]]
 
 
 def test_compute_capability_forms():
