@@ -12,14 +12,14 @@ ODD_SHAPES = [(1, 1, 1), (1, 37, 5), (17, 33, 5), (64, 64, 64), (65, 3, 129), (3
 # chapter 16a's 3xTF32 kernel takes 1–9 minutes a shape in the simulator on a 2-core CPU (256 threads gathered three
 # times an mma step; 65×3×129 took 154 s in one CI run, 521 s in the next): the quick run checks it at two of these
 # shapes, partial tiles with k < 8 and with k > 8 (a k of several k-tiles: tests/test_tensorcore_fast.py's small
-# configurations); the slow run at all of them, like every kernel
-SIMULATOR_HEAVIEST = {"tensorcore_tf32x3_fast": [(17, 33, 5), (33, 65, 17)]}
+# configurations); the slow run at all of them, like every kernel (test_matmul.py's SIMULATOR_HEAVIEST: fewer examples)
+QUICK_ODD_SHAPES = {"tensorcore_tf32x3_fast": [(17, 33, 5), (33, 65, 17)]}
 
 
 def _cases():
     for name in REGISTRY:
         for shape in ODD_SHAPES:
-            quick = shape in SIMULATOR_HEAVIEST.get(name, ODD_SHAPES)
+            quick = shape in QUICK_ODD_SHAPES.get(name, ODD_SHAPES)
             yield pytest.param(name, shape, id=f"{name}-{'x'.join(map(str, shape))}",
                                marks=() if quick else pytest.mark.slow)
 

@@ -1,7 +1,8 @@
 """How chapter 15's prices of `fewrows`' steps and of a `fixup` kernel's last block were set. First, how much longer
 than the model's price (both 0) the kernels that add their slices themselves took in the H200's tune logs; then the
-model's picks replayed (`dispatch.replay`) against every H200 tune log, for each pair of values of `FEWROWS_STEP_US` and
-`FIXUP_US`, compared with its picks without them (both 0), then the shipped pair against the H100's logs too. Runs on the CPU in a few minutes; from the repository root:
+model's picks replayed (`dispatch.replay`) against every H200 tune log, for each pair of values of `FEWROWS_STEP_US`
+and `FIXUP_US`, compared with its picks without them (both 0), then the shipped pair against the H100's logs too.
+Runs on the CPU in a minute; from the repository root:
 
     python benchmarks/experiments/small_products_h200/fit_fixup.py \\
         | tee benchmarks/experiments/small_products_h200/fit_fixup.txt
@@ -23,8 +24,13 @@ NAMES = ("FEWROWS_STEP_US", "FIXUP_US")
 SHIPPED = tuple(getattr(shapes, name) for name in NAMES)
 
 
-def picks(gpu: str, values) -> dict:
+def set_values(values):
+    "Chapter 15's two prices, in µs, as the model will read them."
     for name, v in zip(NAMES, values): setattr(shapes, name, v)
+
+
+def picks(gpu: str, values) -> dict:
+    set_values(values)
     dev = dispatch.KNOWN_GPUS[gpu]
     return {r["shape"]: r for r in dispatch.replay(LOGS[gpu], lambda m, n, k: dispatch.model_choice(m, n, k, dev))}
 
@@ -34,10 +40,9 @@ def compare(before: dict, after: dict) -> tuple:
     same = lambda s: (after[s]["kernel"], after[s]["config"]) == (before[s]["kernel"], before[s]["config"])
     changed = [s for s in after if not same(s)]
     timed = [before[s]["ms"] / after[s]["ms"] for s in changed if before[s]["ms"] and after[s]["ms"]]
-    shares = [r["best_ms"] / r["ms"] for r in after.values() if r["ms"]]
-    geo = math.exp(sum(map(math.log, shares)) / len(shares))
+    best = dispatch.share_of_best(list(after.values()))
     return (len(changed), len(timed), sum(t > 1.01 for t in timed), sum(t < 0.99 for t in timed), math.prod(timed),
-            geo, len(shares))
+            best["share"], best["timed"])
 
 
 def underpriced(gpu: str, under_ms: float = 0.03):
@@ -53,7 +58,7 @@ def underpriced(gpu: str, under_ms: float = 0.03):
     return gaps
 
 
-picks("H200", (0, 0))
+set_values((0, 0))
 print("H200 logs, both 0: measured minus the model's price at the timed configurations under 30 µs (µs)")
 for (kernel, split), gaps in sorted(underpriced("H200").items()):
     q = statistics.quantiles(gaps, n=10)
