@@ -70,9 +70,8 @@ def simulator_enabled() -> bool:
     return bool(config.ENABLE_CUDASIM)
 
 # %% ../nbs/92_compat.ipynb #e7e5ae5b
-def repair_simulator():
-    "Make the simulator's shared-array allocator thread-safe, fast, and tolerant of `alignment=`. Idempotent."
-    require_tested("simulator repair")
+def _repair_shared_arrays():
+    "The simulator's shared-array allocator made thread-safe, fast, and tolerant of `alignment=`."
     from numba.cuda.simulator import kernelapi
     shared = kernelapi.FakeCUDAShared
     if getattr(shared.array, "_cudamm", False): return
@@ -94,6 +93,67 @@ def repair_simulator():
     import numpy as np
     array._cudamm = True
     shared.array = array
+
+# %% ../nbs/92_compat.ipynb #9d41c2f6
+def _repair_block_scheduler():
+    "The simulator's blocks wait for their threads without polling them: the last thread to reach a barrier opens it."
+    from numba.cuda.simulator import kernel
+    Thread, Block = kernel.BlockThread, kernel.BlockManager
+    if getattr(Block.run, "_cudamm", False): return
+    stock_thread_run = Thread.run
+
+    def open_barrier_if_all_arrived(block):       # holding block.changed: every thread still running waits there
+        if block.waiting and block.waiting + block.finished == len(block.threads):
+            for t in block.threads:
+                if t.syncthreads_blocked: t.syncthreads_blocked = False; t.syncthreads_event.set()
+            block.waiting = 0
+
+    def syncthreads(self):
+        if self.abort: raise RuntimeError("abort flag set on syncthreads call")
+        block = self._manager
+        with block.changed:
+            self.syncthreads_blocked = True
+            block.waiting += 1
+            open_barrier_if_all_arrived(block)
+        self.syncthreads_event.wait()
+        self.syncthreads_event.clear()
+        if self.abort: raise RuntimeError("abort flag set on syncthreads clear")
+
+    def thread_run(self):
+        try: stock_thread_run(self)                # keeps an exception on the thread, as `exception`
+        finally:
+            block = self._manager
+            with block.changed:
+                block.finished += 1
+                open_barrier_if_all_arrived(block)
+                if self.exception or block.finished == len(block.threads): block.changed.notify()
+
+    def run(self, grid_point, *args):
+        self.changed, self.waiting, self.finished = threading.Condition(), 0, 0
+        self.threads = [Thread(lambda: self._f(*args), self, grid_point, where, self._debug)
+                        for where in np.ndindex(*self._block_dim)]
+        with self.changed:
+            for t in self.threads: t.start()
+            while True:
+                failed = next((t for t in self.threads if t.exception), None)
+                if failed is not None:                 # stop the others, as the stock manager does
+                    for t in self.threads:
+                        t.abort, t.syncthreads_blocked = True, False
+                        t.syncthreads_event.set()
+                    raise failed.exception[0].with_traceback(failed.exception[1])
+                if self.finished == len(self.threads): return
+                self.changed.wait()
+
+    import numpy as np
+    run._cudamm = True
+    Thread.syncthreads, Thread.run, Block.run = syncthreads, thread_run, run
+
+def repair_simulator():
+    """Make the simulator's shared-array allocator thread-safe, fast, and tolerant of `alignment=`, and its blocks
+    wait for their threads without polling them. Idempotent."""
+    require_tested("simulator repair")
+    _repair_shared_arrays()
+    _repair_block_scheduler()
 
 # %% ../nbs/92_compat.ipynb #afb90f07
 def driver_function(dispatcher, signature: str):
