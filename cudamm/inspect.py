@@ -189,6 +189,7 @@ def _machine_code(spec, cfg, cc) -> dict:
                options={k: repr(v) for k, v in sorted(opts.items())}, function=cache.function_fingerprint(body))
     return cache.cached_record("reports", key, build)
 
+# %% ../nbs/11_inspect.ipynb #4f1d7a9e
 def _inspect_here(name, config, cc, keep_ptx):
     spec = resolve(name)
     cfg = spec.check(config)

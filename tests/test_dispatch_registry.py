@@ -158,6 +158,33 @@ def test_fewrows_is_priced_no_faster_than_its_warps_steps_and_its_last_blocks_ta
     assert split_sums_seconds(cfg, 21, 2, est) == pytest.approx(est.copy_time(4.0 * 21 * 2 * 5) + est.launch_s)
 
 
+def test_fewcols_puts_blocks_of_8_columns_side_by_side_where_rows_and_columns_are_few_and_k_is_long():
+    """Past n = 8, `fewcols` offers blocks of 8 columns side by side where k ≥ 512 and m < 128 (or m ≤ 2048 with at
+    most 2 blocks); the model takes them at the shapes where the H200 measured them faster (fewcols_wide.txt)."""
+    fewcols, h200 = REGISTRY["fewcols"], dispatch.KNOWN_GPUS["H200"]
+    side_by_side = lambda m, n, k: [c for c in fewcols.offers(m, n, k) if c["NC"] == 8 and n > 8]
+    assert side_by_side(67, 21, 757) and side_by_side(963, 9, 10427) and side_by_side(30, 64, 20000)
+    for m, n, k in [(67, 21, 511), (67, 65, 757), (181, 30, 8675), (2049, 9, 10427)]:
+        assert side_by_side(m, n, k) == [], (m, n, k)
+    assert all(c["SPLITK"] == 1 or 757 // c["SPLITK"] >= 128 for c in side_by_side(67, 21, 757))
+    for shape in [(67, 21, 757), (98, 12, 3000), (44, 11, 12971)]:
+        assert dispatch.model_choice(*shape, h200).kernel == "fewcols", shape
+
+
+def test_fewrows_at_few_columns_and_a_long_k_is_priced_slower(monkeypatch):
+    "At n ≤ 64 and k ≥ 512 `fewrows`' price before its slices' sum is NARROW_FEWROWS_SLOWDOWN times what it was."
+    from cudamm.kernels import shapes
+    h200, fewrows = dispatch.KNOWN_GPUS["H200"], REGISTRY["fewrows"]
+    cfg = fewrows.check(dict(MT=8, NW=8, U=8, SPLITK=32))
+    def body(m, n, k):
+        est = dispatch.Estimate(h200, fewrows, cfg, m, n, k)
+        return fewrows.cost(cfg, m, n, k, est) - shapes.split_sums_seconds(cfg, m, n, est)
+    shipped, slowdown = [body(*s) for s in [(27, 11, 11742), (27, 65, 11742), (27, 11, 511)]], shapes.NARROW_FEWROWS_SLOWDOWN
+    monkeypatch.setattr(shapes, "NARROW_FEWROWS_SLOWDOWN", 1.0)
+    assert slowdown > 1 and shipped[0] == pytest.approx(slowdown * body(27, 11, 11742))
+    assert shipped[1:] == [body(27, 65, 11742), body(27, 11, 511)]          # n > 64, k < 512: as before
+
+
 def test_a_kernel_that_offers_nothing_is_chosen_by_a_table_only(tmp_path, monkeypatch):
     "`smem` (chapter 03) offers nothing: never a candidate of the model, but a table entry naming it is taken."
     h100 = dispatch.KNOWN_GPUS["H100"]

@@ -7,11 +7,12 @@ Docs: https://cudamm.github.io/cudamm/every_shape.html.md"""
 # %% auto #0
 __all__ = ['TILES', 'SPLITS', 'SUM_THREADS', 'SUM_SIGNATURE', 'FIXUP_SIGNATURE', 'sum_slices', 'KEEP_BYTES', 'KEEP_BUFFERS',
            'copy_padded', 'SPLITK_CONSTRAINTS', 'DEEP_SPLITS', 'FIXUP_US', 'COPY_BYTES_IN_FLIGHT', 'splitk_spec',
-           'ROWS16', 'SIXTEEN_ROWS_OFFERED', 'NARROW', 'THIN', 'FEWROWS_STEP_US', 'fewrows_spec', 'fewcols_spec',
-           'SplitKSource', 'splitk_source', 'tile_config', 'splitk', 'sum_geometry', 'workspace', 'counters',
-           'add_slices_in_last_block', 'SplitKSpec', 'copy_geometry', 'padded', 'PadSpec', 'offered_splits',
-           'summed_in_a_row', 'split_sums_seconds', 'padded_copies_seconds', 'small_pipelines', 'sixteen_rows',
-           'narrow_tiles', 'thin_tiles', 'FewRowsSource', 'fewrows', 'FewColsSource', 'FewColsSpec', 'fewcols']
+           'ROWS16', 'SIXTEEN_ROWS_OFFERED', 'NARROW', 'THIN', 'FEWROWS_STEP_US', 'NARROW_FEWROWS_SLOWDOWN',
+           'fewrows_spec', 'fewcols_spec', 'SplitKSource', 'splitk_source', 'tile_config', 'splitk', 'sum_geometry',
+           'workspace', 'counters', 'add_slices_in_last_block', 'SplitKSpec', 'copy_geometry', 'padded', 'PadSpec',
+           'offered_splits', 'summed_in_a_row', 'split_sums_seconds', 'padded_copies_seconds', 'small_pipelines',
+           'sixteen_rows', 'narrow_tiles', 'thin_tiles', 'FewRowsSource', 'fewrows', 'FewColsSource', 'FewColsSpec',
+           'fewcols']
 
 # %% ../../nbs/15_every_shape.ipynb #e9c44087
 import collections, contextlib, dataclasses, functools, threading
@@ -611,6 +612,12 @@ def _fewrows_explores(m: int, n: int, k: int) -> list[dict]:
 # A warp's step (U rows of k) waits for its loads before the next: at small products, where few blocks run and n
 # is less than a block's 128 columns, that chain, not the bytes, sets the time. Fitted with `FIXUP_US` (appendix 98)
 FEWROWS_STEP_US = 0.4
+# Where n ≤ 64 and k ≥ 512 (most of a block's 128 columns past n, a long walk along k) it took 1.7–2.5× that price at
+# the six shapes of the H200's logs where `fewcols`' blocks side by side were timed beside it. Replayed over every
+# H200 log, 1.5 changes 4 picks, the 3 timed all faster (27×11×11742: 14.6 → 8.6 µs), and keeps the one where
+# `fewrows` was fastest (7×37×3632); 2.0 adds two picks no log timed
+# (`benchmarks/experiments/small_products_h200/fit_side_by_side.txt`)
+NARROW_FEWROWS_SLOWDOWN = 1.5
 
 def _fewrows_seconds(cfg, m: int, n: int, k: int, model) -> float:
     """B streamed once per block row of C and A once, U 16-byte rows of B in flight a thread of the warps that have
@@ -619,7 +626,8 @@ def _fewrows_seconds(cfg, m: int, n: int, k: int, model) -> float:
     streamed = 4.0 * k * n * cdiv(m, cfg.MT) + 4.0 * m * k
     busy = min(cfg.NW, cdiv(cdiv(k, cfg.SPLITK), cfg.U)) / cfg.NW     # the share of the block's warps with work
     steps = cdiv(cdiv(k, cfg.SPLITK), cfg.NW * cfg.U)                  # a warp's, one after another
-    return (max(model.streaming(streamed, 16 * cfg.U, busy), 1e-6 * FEWROWS_STEP_US * steps)
+    slowdown = NARROW_FEWROWS_SLOWDOWN if n <= 64 and k >= 512 else 1.0
+    return (slowdown * max(model.streaming(streamed, 16 * cfg.U, busy), 1e-6 * FEWROWS_STEP_US * steps)
             + split_sums_seconds(cfg, m, n, model))
 
 fewrows_spec = register(SplitKSpec(
@@ -782,7 +790,7 @@ def fewcols(NC, RW, NW, SPLITK, VEC=True):
 def _fewcols_offers(m: int, n: int, k: int) -> list[dict]:
     """For n ≤ 8: its space at the column tile that holds n, blocks of at most 16 rows, k/SPLITK ≥ 256. None of 16
     columns: at n = 16 and 64 each one `cudamm-tune` timed (H100, H200) took 2.3–4.8× the model's time and 1.6× or
-    more `splitk`'s best (`benchmarks/results/*/shapes/tune_log.json`), so past n = 8 `splitk`'s small tiles serve."""
+    more `splitk`'s best (`benchmarks/results/*/shapes/tune_log.json`). Past n = 8: `_fewcols_side_by_side`."""
     nc = _pow2_at_least(n, 8) if n <= 8 else None
     return [c for c in space_of(fewcols) if c["NC"] == nc and c["RW"] * c["NW"] <= 16
             and (c["SPLITK"] == 1 or k // c["SPLITK"] >= 256)]
@@ -822,7 +830,22 @@ def _fewcols_deep_slices(m: int, n: int, k: int) -> list[dict]:
     if n > 8 or m > 2048: return []
     return [dict(NC=_pow2_at_least(n, 8), RW=rw, NW=4, SPLITK=s) for rw in (2, 4) for s in (16, 32) if k // s >= 256]
 
+# %% ../../nbs/15_every_shape.ipynb #8c2e5b71
+def _fewcols_side_by_side(m: int, n: int, k: int) -> list[dict]:
+    """For 8 < n ≤ 64 and k ≥ 512, m < 128 (or m ≤ 2048 and n ≤ 16): blocks of 8 columns side by side (each streams
+    A again), at most 16 rows a block, 1–32 slices of k with k/SPLITK ≥ 128. Where rows and columns are few and k is
+    long, no tile serves:
+    explored at six such shapes on an H200 (`benchmarks/experiments/small_products_h200/fewcols_wide.txt`), they ran
+    1.2–1.7× faster than cuBLAS at five (67×21×757: 6.9 µs, cuBLAS 9.5, `splitk`'s best 14.8) and 1.3× slower than
+    `splitk` at 266×34×6425, where A is streamed five times. 16 columns a block were slower at all six. Not at a
+    shorter k (nothing measured there; a warp's step is 128 k), nor more than 2 blocks side by side from 128 rows: at
+    8 shapes drawn after (`tune_log_side_by_side_heldout.json`), 181×30×8675 and 165×26×15017 ran faster on `splitk`,
+    963×9×10427 faster side by side (`fit_side_by_side.txt`)."""
+    if not 8 < n <= 64 or k < 512 or m > 2048 or (m >= 128 and n > 16): return []
+    return [dict(NC=8, RW=rw, NW=nw, SPLITK=s) for rw, nw in ((1, 4), (2, 4), (4, 4), (2, 8))
+            for s in (1, 2, 4, 8, 16, 32) if s == 1 or k // s >= 128]
+
 def _fewcols_offers_and_deep_slices(m: int, n: int, k: int) -> list[dict]:
-    return _fewcols_offers(m, n, k) + _fewcols_deep_slices(m, n, k)
+    return _fewcols_offers(m, n, k) + _fewcols_deep_slices(m, n, k) + _fewcols_side_by_side(m, n, k)
 
 fewcols_spec.offers = _fewcols_offers_and_deep_slices

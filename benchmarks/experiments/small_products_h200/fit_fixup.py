@@ -59,33 +59,34 @@ def underpriced(gpu: str, under_ms: float = 0.03):
 
 
 set_values((0, 0))
-print("H200 logs, both 0: measured minus the model's price at the timed configurations under 30 µs (µs)")
-for (kernel, split), gaps in sorted(underpriced("H200").items()):
-    q = statistics.quantiles(gaps, n=10)
-    print(f"  {kernel} {split}: {len(gaps)} timed, median {statistics.median(gaps):.1f}, "
-          f"10th percentile {q[0]:.1f}, 90th {q[-1]:.1f}")
-print()
-before = picks("H200", (0, 0))
-print(f"{len(before)} shapes in {len(LOGS['H200'])} H200 tune logs; the model's picks against its picks with both 0")
-print("step µs  fixup µs  changed  timed  faster  slower  product  picks' share of the fastest (timed)")
-geo0 = compare(before, before)
-print(f"{0:7.2f}  {0:8.1f}  {0:7d}  {0:5d}  {0:6d}  {0:6d}  {1:7.2f}  {100 * geo0[5]:.1f} % ({geo0[6]})")
-for values in itertools.product((0, 0.3, 0.4, 0.5), (0, 1, 2, 4)):
-    if values == (0, 0): continue
-    c = compare(before, picks("H200", values))
-    mark = "  <- shipped" if values == SHIPPED else ""
-    print(f"{values[0]:7.2f}  {values[1]:8.1f}  {c[0]:7d}  {c[1]:5d}  {c[2]:6d}  {c[3]:6d}  "
-          f"{c[4]:7.2f}  {100 * c[5]:.1f} % ({c[6]}){mark}")
+if __name__ == "__main__":      # fit_side_by_side.py imports the helpers above
+    print("H200 logs, both 0: measured minus the model's price at the timed configurations under 30 µs (µs)")
+    for (kernel, split), gaps in sorted(underpriced("H200").items()):
+        q = statistics.quantiles(gaps, n=10)
+        print(f"  {kernel} {split}: {len(gaps)} timed, median {statistics.median(gaps):.1f}, "
+              f"10th percentile {q[0]:.1f}, 90th {q[-1]:.1f}")
+    print()
+    before = picks("H200", (0, 0))
+    print(f"{len(before)} shapes in {len(LOGS['H200'])} H200 tune logs; the model's picks against its picks with both 0")
+    print("step µs  fixup µs  changed  timed  faster  slower  product  picks' share of the fastest (timed)")
+    geo0 = compare(before, before)
+    print(f"{0:7.2f}  {0:8.1f}  {0:7d}  {0:5d}  {0:6d}  {0:6d}  {1:7.2f}  {100 * geo0[5]:.1f} % ({geo0[6]})")
+    for values in itertools.product((0, 0.3, 0.4, 0.5), (0, 1, 2, 4)):
+        if values == (0, 0): continue
+        c = compare(before, picks("H200", values))
+        mark = "  <- shipped" if values == SHIPPED else ""
+        print(f"{values[0]:7.2f}  {values[1]:8.1f}  {c[0]:7d}  {c[1]:5d}  {c[2]:6d}  {c[3]:6d}  "
+              f"{c[4]:7.2f}  {100 * c[5]:.1f} % ({c[6]}){mark}")
 
-for gpu in ("H200", "H100"):
-    old, new = picks(gpu, (0, 0)), picks(gpu, SHIPPED)
-    c = compare(old, new)
-    print(f"\n{gpu}, shipped values: {c[0]} of {len(new)} picks changed, {c[2]} faster, {c[3]} slower of {c[1]} timed; "
-          f"the picks' share of the fastest {100 * compare(old, old)[5]:.1f} -> {100 * c[5]:.1f} % ({c[6]} timed). "
-          "Where the pick changed (µs; the fastest candidate timed there):")
-    us = lambda r: f"{1e3 * r['ms']:.2f}" if r["ms"] else "not timed"
-    for s in sorted(new):
-        b, a = old[s], new[s]
-        if (a["kernel"], a["config"]) == (b["kernel"], b["config"]): continue
-        print(f"  {'×'.join(map(str, s)):>14}: {b['kernel']} {us(b)} -> {a['kernel']} {us(a)}  "
-              f"(fastest {1e3 * a['best_ms']:.2f})")
+    for gpu in ("H200", "H100"):
+        old, new = picks(gpu, (0, 0)), picks(gpu, SHIPPED)
+        c = compare(old, new)
+        print(f"\n{gpu}, shipped values: {c[0]} of {len(new)} picks changed, {c[2]} faster, {c[3]} slower of {c[1]} timed; "
+              f"the picks' share of the fastest {100 * compare(old, old)[5]:.1f} -> {100 * c[5]:.1f} % ({c[6]} timed). "
+              "Where the pick changed (µs; the fastest candidate timed there):")
+        us = lambda r: f"{1e3 * r['ms']:.2f}" if r["ms"] else "not timed"
+        for s in sorted(new):
+            b, a = old[s], new[s]
+            if (a["kernel"], a["config"]) == (b["kernel"], b["config"]): continue
+            print(f"  {'×'.join(map(str, s)):>14}: {b['kernel']} {us(b)} -> {a['kernel']} {us(a)}  "
+                  f"(fastest {1e3 * a['best_ms']:.2f})")
