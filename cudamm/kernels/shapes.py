@@ -834,18 +834,18 @@ def _fewcols_deep_slices(m: int, n: int, k: int) -> list[dict]:
 def _fewcols_side_by_side(m: int, n: int, k: int) -> list[dict]:
     """For 8 < n ≤ 64 and k ≥ 512, m < 128 (or m ≤ 2048 and n ≤ 16): blocks of 8 columns side by side (each streams
     A again), at most 16 rows a block, 1–32 slices of k with k/SPLITK ≥ 128. Where rows and columns are few and k is
-    long, no tile serves:
-    explored at six such shapes on an H200 (`benchmarks/experiments/small_products_h200/fewcols_wide.txt`), they ran
-    1.2–1.7× faster than cuBLAS at five (67×21×757: 6.9 µs, cuBLAS 9.5, `splitk`'s best 14.8) and 1.3× slower than
-    `splitk` at 266×34×6425, where A is streamed five times. 16 columns a block were slower at all six. Not at a
-    shorter k (nothing measured there; a warp's step is 128 k), nor more than 2 blocks side by side from 128 rows: at
-    8 shapes drawn after (`tune_log_side_by_side_heldout.json`), 181×30×8675 and 165×26×15017 ran faster on `splitk`,
-    963×9×10427 faster side by side (`fit_side_by_side.txt`)."""
+    long, no tile serves: explored at six such shapes on an H200
+    (`benchmarks/experiments/small_products_h200/fewcols_wide.txt`), they ran 1.2–1.7× faster than cuBLAS at five
+    (67×21×757: 6.9 µs, cuBLAS 9.5, `splitk`'s best 14.8) and 1.3× slower than `splitk` at 266×34×6425, where A is
+    streamed five times. 16 columns a block were slower at all six. Not at a shorter k (nothing measured there; a
+    warp's step is 128 k), nor more than 2 blocks side by side from 128 rows: at 8 shapes drawn after
+    (`tune_log_side_by_side_heldout.json`), 181×30×8675 and 165×26×15017 ran faster on `splitk`, 963×9×10427 faster
+    side by side (`fit_side_by_side.txt`)."""
     if not 8 < n <= 64 or k < 512 or m > 2048 or (m >= 128 and n > 16): return []
     return [dict(NC=8, RW=rw, NW=nw, SPLITK=s) for rw, nw in ((1, 4), (2, 4), (4, 4), (2, 8))
             for s in (1, 2, 4, 8, 16, 32) if s == 1 or k // s >= 128]
 
-def _fewcols_offers_and_deep_slices(m: int, n: int, k: int) -> list[dict]:
+def _every_fewcols_offer(m: int, n: int, k: int) -> list[dict]:
     return _fewcols_offers(m, n, k) + _fewcols_deep_slices(m, n, k) + _fewcols_side_by_side(m, n, k)
 
-fewcols_spec.offers = _fewcols_offers_and_deep_slices
+fewcols_spec.offers = _every_fewcols_offer
