@@ -132,9 +132,17 @@ def kernel_cache_on() -> bool:
     "False when `CUDAMM_KERNEL_CACHE=0`: every process compiles its kernels again (as numba alone does)."
     return os.environ.get("CUDAMM_KERNEL_CACHE", "1") not in ("0", "off", "false", "no")
 
+def _as_stored(key: dict) -> dict: return json.loads(json.dumps(key, sort_keys=True))   # tuples become lists
+def _key_hash(key: dict) -> str: return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()
+
+def _keep(path: Path, data, what: str):
+    "`write_atomic(path, data)`, or a warning that `what` will be built again in the next process."
+    try: write_atomic(path, data)
+    except OSError as e: warnings.warn(f"cudamm could not keep {what} in {path.parent} ({e}): it will be built "
+                                       "again in the next process")
+
 def _entry_path(key: dict) -> Path:
-    digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()
-    return cache_dir() / "kernels" / f"sm_{key['cc'][0]}{key['cc'][1]}" / f"{digest}.cubin"
+    return cache_dir() / "kernels" / f"sm_{key['cc'][0]}{key['cc'][1]}" / f"{_key_hash(key)}.cubin"
 
 def _read_entry(path: Path, key: dict) -> tuple[bytes, str] | None:
     "The machine code and entry name stored at `path` for `key`; None if absent, damaged or for something else."
@@ -149,7 +157,7 @@ def _read_entry(path: Path, key: dict) -> tuple[bytes, str] | None:
 
 def cached_image(key: dict, build: Callable[[], tuple[bytes, str] | None]) -> tuple[bytes, str] | None:
     "Machine code and entry name for `key`: from the disk cache if an intact entry is there, else `build()`, stored."
-    key = json.loads(json.dumps(key, sort_keys=True))     # as it reads back from disk: tuples become lists
+    key = _as_stored(key)
     path = _entry_path(key)
     found = _read_entry(path, key)
     if found is not None: return found
@@ -157,9 +165,7 @@ def cached_image(key: dict, build: Callable[[], tuple[bytes, str] | None]) -> tu
     if built is None: return None                          # a kernel that cannot be reused by another process
     image, entry = built
     head = json.dumps(dict(key=key, entry=entry, size=len(image), sha256=hashlib.sha256(image).hexdigest()), sort_keys=True)
-    try: write_atomic(path, head.encode() + b"\n" + image)
-    except OSError as e: warnings.warn(f"cudamm could not keep a compiled kernel in {path.parent} ({e}): it will "
-                                       "compile again in the next process")
+    _keep(path, head.encode() + b"\n" + image, "a compiled kernel")
     return built
 
 def clear_kernel_cache() -> Path:
@@ -193,15 +199,13 @@ def cached_record(folder: str, # a folder in the cache: one kind of record
                   build: Callable[[], dict] # makes the record (JSON-able) when none is stored for `key`
                  ) -> dict:
     "The record kept for `key` in `folder` of the cache if an intact one is there, else `build()`'s, kept."
-    key = json.loads(json.dumps(key, sort_keys=True))     # as it reads back from disk: tuples become lists
-    path = cache_dir() / folder / f"{hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()}.json"
+    key = _as_stored(key)
+    path = cache_dir() / folder / f"{_key_hash(key)}.json"
     try:
         entry = json.loads(path.read_text())
         if isinstance(entry, dict) and entry.get("key") == key and isinstance(entry.get("record"), dict):
             return entry["record"]
     except (OSError, ValueError): pass                    # absent, cut short or damaged: a miss
     record = build()
-    try: write_atomic(path, dict(key=key, record=record))
-    except OSError as e: warnings.warn(f"cudamm could not keep a record in {path.parent} ({e}): it will be built "
-                                       "again in the next process")
+    _keep(path, dict(key=key, record=record), "a record")
     return record

@@ -97,6 +97,7 @@ def _repair_shared_arrays():
 # %% ../nbs/92_compat.ipynb #9d41c2f6
 def _repair_block_scheduler():
     "The simulator's blocks wait for their threads without polling them: the last thread to reach a barrier opens it."
+    import numpy as np
     from numba.cuda.simulator import kernel
     Thread, Block = kernel.BlockThread, kernel.BlockManager
     if getattr(Block.run, "_cudamm", False): return
@@ -144,7 +145,6 @@ def _repair_block_scheduler():
                 if self.finished == len(self.threads): return
                 self.changed.wait()
 
-    import numpy as np
     run._cudamm = True
     Thread.syncthreads, Thread.run, Block.run = syncthreads, thread_run, run
 

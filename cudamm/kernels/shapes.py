@@ -613,11 +613,14 @@ def _fewrows_explores(m: int, n: int, k: int) -> list[dict]:
 # is less than a block's 128 columns, that chain, not the bytes, sets the time. Fitted with `FIXUP_US` (appendix 98)
 FEWROWS_STEP_US = 0.4
 # Where n ≤ 64 and k ≥ 512 (most of a block's 128 columns past n, a long walk along k) it took 1.7–2.5× that price at
-# the six shapes of the H200's logs where `fewcols`' blocks side by side were timed beside it. Replayed over every
-# H200 log, 1.5 changes 4 picks, the 3 timed all faster (27×11×11742: 14.6 → 8.6 µs), and keeps the one where
-# `fewrows` was fastest (7×37×3632); 2.0 adds two picks no log timed
-# (`benchmarks/experiments/small_products_h200/fit_side_by_side.txt`)
+# the six shapes of the H200's logs where `fewcols`' blocks side by side were timed beside it. Over every H200 log,
+# 1.5 changes 4 picks, the 3 timed all faster, and keeps `fewrows` at 7×37×3632, where it was fastest; 2.0 adds two
+# picks no log timed (`benchmarks/experiments/small_products_h200/fit_side_by_side.txt`)
 NARROW_FEWROWS_SLOWDOWN = 1.5
+
+def _few_columns_long_k(n: int, k: int) -> bool:
+    "n ≤ 64 and k ≥ 512: `fewrows`' slowdown above, and where `fewcols` puts blocks side by side past n = 8."
+    return n <= 64 and k >= 512
 
 def _fewrows_seconds(cfg, m: int, n: int, k: int, model) -> float:
     """B streamed once per block row of C and A once, U 16-byte rows of B in flight a thread of the warps that have
@@ -626,7 +629,7 @@ def _fewrows_seconds(cfg, m: int, n: int, k: int, model) -> float:
     streamed = 4.0 * k * n * cdiv(m, cfg.MT) + 4.0 * m * k
     busy = min(cfg.NW, cdiv(cdiv(k, cfg.SPLITK), cfg.U)) / cfg.NW     # the share of the block's warps with work
     steps = cdiv(cdiv(k, cfg.SPLITK), cfg.NW * cfg.U)                  # a warp's, one after another
-    slowdown = NARROW_FEWROWS_SLOWDOWN if n <= 64 and k >= 512 else 1.0
+    slowdown = NARROW_FEWROWS_SLOWDOWN if _few_columns_long_k(n, k) else 1.0
     return (slowdown * max(model.streaming(streamed, 16 * cfg.U, busy), 1e-6 * FEWROWS_STEP_US * steps)
             + split_sums_seconds(cfg, m, n, model))
 
@@ -841,7 +844,7 @@ def _fewcols_side_by_side(m: int, n: int, k: int) -> list[dict]:
     warp's step is 128 k), nor more than 2 blocks side by side from 128 rows: at 8 shapes drawn after
     (`tune_log_side_by_side_heldout.json`), 181×30×8675 and 165×26×15017 ran faster on `splitk`, 963×9×10427 faster
     side by side (`fit_side_by_side.txt`)."""
-    if not 8 < n <= 64 or k < 512 or m > 2048 or (m >= 128 and n > 16): return []
+    if n <= 8 or not _few_columns_long_k(n, k) or m > 2048 or (m >= 128 and n > 16): return []
     return [dict(NC=8, RW=rw, NW=nw, SPLITK=s) for rw, nw in ((1, 4), (2, 4), (4, 4), (2, 8))
             for s in (1, 2, 4, 8, 16, 32) if s == 1 or k // s >= 128]
 
