@@ -6,9 +6,9 @@ Docs: https://cudamm.github.io/cudamm/compat.html.md"""
 
 # %% auto #0
 __all__ = ['TESTED', 'numba_cuda_version', 'require_tested', 'gpu_available', 'use_simulator', 'simulator_enabled',
-           'repair_simulator', 'driver_function', 'array_params', 'array_params_nd', 'compiled_image', 'load_image',
-           'toolchain', 'allow_dynamic_shared', 'free_pending_deallocations', 'torch_current_stream',
-           'stream_capturing', 'torch_records', 'fast_inlining', 'simulated_thread']
+           'current_thread', 'simulated_wait', 'repair_simulator', 'driver_function', 'array_params', 'array_params_nd',
+           'compiled_image', 'load_image', 'toolchain', 'allow_dynamic_shared', 'free_pending_deallocations',
+           'torch_current_stream', 'stream_capturing', 'torch_records', 'fast_inlining', 'simulated_thread']
 
 # %% ../nbs/92_compat.ipynb #7a83cfa5
 import contextlib, copy, os, sys, threading, warnings
@@ -95,65 +95,93 @@ def _repair_shared_arrays():
     shared.array = array
 
 # %% ../nbs/92_compat.ipynb #9d41c2f6
+_running = threading.local()        # the simulated thread that runs now, for the Python thread that runs its block
+_AT_BARRIER, _HANDED_IN, _WAITING, _STUCK = "at a barrier", "handed in", "waiting", "stuck"   # a thread to its block
+
+def current_thread():
+    "The simulated GPU thread that runs now (inside a kernel the simulator runs), else Python's current thread."
+    return getattr(_running, "thread", None) or threading.current_thread()
+
+def simulated_wait(ready, stuck):
+    """Inside a kernel the simulator runs, after this thread handed in what others wait for: let the block's other
+    threads run until `ready()` is true. Where none of them can go on (all wait, or sit at a barrier), raise
+    `RuntimeError(stuck())`."""
+    hub, told = current_thread()._manager.hub, _HANDED_IN
+    while not ready():
+        if hub.switch(told) is _STUCK: raise RuntimeError(stuck())
+        told = _WAITING
+
 def _repair_block_scheduler():
-    "The simulator's blocks wait for their threads without polling them: the last thread to reach a barrier opens it."
-    import numpy as np
-    from numba.cuda.simulator import kernel
-    Thread, Block = kernel.BlockThread, kernel.BlockManager
+    "The simulator runs a block's threads as greenlets in one Python thread: each until a barrier, a wait or its end."
+    import types, greenlet, numpy as np
+    from numba.cuda.simulator import kernel, kernelapi
+    Block, Dim3 = kernel.BlockManager, kernelapi.Dim3
     if getattr(Block.run, "_cudamm", False): return
-    stock_thread_run = Thread.run
+    kernelapi.threading = types.SimpleNamespace(current_thread=current_thread, Lock=threading.Lock)
 
-    def open_barrier_if_all_arrived(block):       # holding block.changed: every thread still running waits there
-        if block.waiting and block.waiting + block.finished == len(block.threads):
-            for t in block.threads:
-                if t.syncthreads_blocked: t.syncthreads_blocked = False; t.syncthreads_event.set()
-            block.waiting = 0
+    class SimulatedThread:       # numba's BlockThread without a Python thread behind it (cheap to make)
+        syncthreads_count, syncthreads_and, syncthreads_or = (kernel.BlockThread.syncthreads_count,
+            kernel.BlockThread.syncthreads_and, kernel.BlockThread.syncthreads_or)
+        def __init__(self, block, grid_point, where):
+            self._manager, self.blockIdx, self.threadIdx, self.exception = block, Dim3(*grid_point), Dim3(*where), None
+            x, y, _ = block._block_dim
+            self.thread_id = where[0] + x * (where[1] + y * where[2])
+        def syncthreads(self): self._manager.hub.switch(_AT_BARRIER)
 
-    def syncthreads(self):
-        if self.abort: raise RuntimeError("abort flag set on syncthreads call")
-        block = self._manager
-        with block.changed:
-            self.syncthreads_blocked = True
-            block.waiting += 1
-            open_barrier_if_all_arrived(block)
-        self.syncthreads_event.wait()
-        self.syncthreads_event.clear()
-        if self.abort: raise RuntimeError("abort flag set on syncthreads clear")
-
-    def thread_run(self):
-        try: stock_thread_run(self)                # keeps an exception on the thread, as `exception`
-        finally:
-            block = self._manager
-            with block.changed:
-                block.finished += 1
-                open_barrier_if_all_arrived(block)
-                if self.exception or block.finished == len(block.threads): block.changed.notify()
+    def body(block, thread, args):              # the stock thread's run: an exception is kept, with its position
+        try:
+            with np.errstate(divide="raise") if block._debug else contextlib.nullcontext(): block._f(*args)
+        except Exception as e:
+            where = f"tid={list(thread.threadIdx)} ctaid={list(thread.blockIdx)}"
+            thread.exception = (type(e)(f"{where}: {e}" if str(e) else where), sys.exc_info()[2])
 
     def run(self, grid_point, *args):
-        self.changed, self.waiting, self.finished = threading.Condition(), 0, 0
-        self.threads = [Thread(lambda: self._f(*args), self, grid_point, where, self._debug)
-                        for where in np.ndindex(*self._block_dim)]
-        with self.changed:
-            for t in self.threads: t.start()
-            while True:
-                failed = next((t for t in self.threads if t.exception), None)
-                if failed is not None:                 # stop the others, as the stock manager does
-                    for t in self.threads:
-                        t.abort, t.syncthreads_blocked = True, False
-                        t.syncthreads_event.set()
-                    raise failed.exception[0].with_traceback(failed.exception[1])
-                if self.finished == len(self.threads): return
-                self.changed.wait()
+        self.hub = greenlet.getcurrent()
+        live = [SimulatedThread(self, grid_point, where) for where in np.ndindex(*self._block_dim)]
+        lets = {t: greenlet.greenlet(lambda t=t: body(self, t, args)) for t in live}
+        at_barrier, stuck = set(), False
+        try:
+            while live:
+                moved = False
+                for t in live:
+                    if t in at_barrier: continue
+                    _running.thread = t
+                    told = lets[t].switch(*[_STUCK] * stuck)      # runs t until it pauses or ends
+                    if t.exception: raise t.exception[0].with_traceback(t.exception[1])
+                    if told is _AT_BARRIER: at_barrier.add(t)
+                    moved |= told is not _WAITING
+                live = [t for t in live if not lets[t].dead]
+                if at_barrier and len(at_barrier) == len(live): at_barrier.clear()   # all there: the barrier opens
+                stuck = not moved               # all wait: the next one resumed raises its stuck() message
+        finally: _running.thread = None
 
     run._cudamm = True
-    Thread.syncthreads, Thread.run, Block.run = syncthreads, thread_run, run
+    Block.run = run
+
+def _repair_scalar_casts():
+    "numba's scalar types (`uint64(i)`, `float32(x)`) cast a plain number with numpy's cast of the same name, directly."
+    import numpy as np
+    from numba.core.types import scalars
+    if getattr(scalars.Integer.__call__, "_cudamm", False): return
+    stock, casts = scalars.Integer.__call__, {}
+    plain = {int, float, bool, *(np.dtype(c).type for c in "bBhHiIlLqQefd")}
+
+    def call(self, *args):
+        if len(args) == 1 and type(args[0]) in plain:
+            cast = casts.get(self.name)
+            if cast is None: cast = casts[self.name] = getattr(np, self.name)
+            return cast(args[0])
+        return stock(self, *args)                # a signature, or anything else: numba's own way
+    call._cudamm = True
+    scalars.Integer.__call__ = scalars.Float.__call__ = call
 
 def repair_simulator():
-    """Make the simulator's shared-array allocator thread-safe, fast, and tolerant of `alignment=`, and its blocks
-    wait for their threads without polling them. Idempotent."""
+    """Make the simulator's shared-array allocator thread-safe, fast, and tolerant of `alignment=`, run a block's
+    threads as greenlets that pause at barriers and waits, and cast scalars fast. Idempotent."""
     require_tested("simulator repair")
     _repair_shared_arrays()
     _repair_block_scheduler()
+    _repair_scalar_casts()
 
 # %% ../nbs/92_compat.ipynb #afb90f07
 def driver_function(dispatcher, signature: str):
@@ -272,13 +300,12 @@ def fast_inlining():
 
 # %% ../nbs/92_compat.ipynb #882af23b
 def simulated_thread() -> tuple:
-    """Inside a kernel that numba's simulator runs: `(launch, block, thread, threads, stopping)`: an object standing
-    for this launch, the block's index, this thread's linear index in its block, the threads per block, and a function
-    that says whether the simulator is stopping the block (another of its threads raised)."""
+    """Inside a kernel that numba's simulator runs: `(launch, block, thread, threads)`: an object standing for this
+    launch, the block's index, this thread's linear index in its block, and the threads per block."""
     require_tested("simulated thread position")
-    t = threading.current_thread()
+    t = current_thread()
     manager = getattr(t, "_manager", None)
     if manager is None: raise RuntimeError("simulated_thread() is only meaningful inside a kernel run by the simulator")
     threads = 1
     for d in manager._block_dim: threads *= d
-    return manager, tuple(t.blockIdx), t.thread_id, threads, lambda: t.abort
+    return manager, tuple(t.blockIdx), t.thread_id, threads

@@ -16,7 +16,7 @@ from .utils import simulating, cuda
 from .llvm import F32X4, GLOBAL, SHARED, I32, I64, V4
 from .llvm import check_operands, element_pointer, pack4, unpack4, stack_slot, flat_floats, inline_ptx
 
-import linecache, threading
+import linecache
 from collections.abc import Callable
 
 import numpy as np
@@ -219,12 +219,11 @@ def address(typingctx, arr):
     return types.uint64(arr), codegen
 
 # %% ../nbs/05a_intrinsics.ipynb #8343fb22
-_sim_queues = threading.local()
-
 def _sim_groups():
     "This (simulated GPU) thread's copy groups, oldest first; the last one is open."
-    if not hasattr(_sim_queues, "groups"): _sim_queues.groups = [[]]
-    return _sim_queues.groups
+    thread = compat.current_thread()
+    if not hasattr(thread, "cp_groups"): thread.cp_groups = [[]]
+    return thread.cp_groups
 
 def _cp_async(size, cache):
     floats = size // 4
@@ -353,40 +352,31 @@ def mma_reference(a_frags, b_frags, c_frags) -> np.ndarray:
 # %% ../nbs/05a_intrinsics.ipynb #7ec139de
 class _Rendezvous:
     "One warp's meeting point in the simulator: lanes hand in values; the 32nd to arrive computes for all."
-    def __init__(self):
-        self.cond, self.values, self.arrived, self.round, self.results = threading.Condition(), [None] * 32, 0, 0, None
+    def __init__(self): self.values, self.arrived, self.round, self.results = [None] * 32, 0, 0, None
 
 _sim_warps = weakref.WeakKeyDictionary()      # a launch -> {(block, warp): its _Rendezvous}
-_sim_warps_lock = threading.Lock()
 
-def warp_gather(what: str, value, combine: Callable, patience: float = 120.0):
+def warp_gather(what: str, value, combine: Callable):
     """In the simulator, inside a kernel: hand in this thread's `value`, wait for the other 31 lanes of its warp, and
     return this lane's entry of `combine(values)` (both lists of 32, by lane). `what` names the caller in errors."""
-    launch, block, thread, threads, stopping = compat.simulated_thread()
+    launch, block, thread, threads = compat.simulated_thread()
     warp, lane = divmod(thread, 32)
     if threads < 32 * (warp + 1):
         raise RuntimeError(f"{what} is warp-wide: blocks of {threads} threads leave warp {warp} incomplete")
-    with _sim_warps_lock: rv = _sim_warps.setdefault(launch, {}).setdefault((block, warp), _Rendezvous())
-    with rv.cond:
-        this_round = rv.round
-        rv.values[lane] = value
-        rv.arrived += 1
-        if rv.arrived == 32:                  # the last lane: compute for the warp, wake the others
-            try: rv.results = combine(rv.values)
-            except Exception as e: rv.results = e
-            rv.values, rv.arrived, rv.round = [None] * 32, 0, this_round + 1
-            rv.cond.notify_all()
-        waited = 0.0
-        while rv.round == this_round:         # results stay until this lane arrives at the next round
-            rv.cond.wait(0.05); waited += 0.05
-            if stopping(): raise RuntimeError(f"{what}: another thread of the block failed")
-            if waited > patience:
-                missing = [i for i, v in enumerate(rv.values) if v is None]
-                raise RuntimeError(f"{what}: lanes {missing} of warp {warp} never arrived: all 32 lanes must "
-                                   "execute it together")
-        res = rv.results
-    if isinstance(res, Exception): raise res
-    return res[lane]
+    rv = _sim_warps.setdefault(launch, {}).setdefault((block, warp), _Rendezvous())
+    this_round = rv.round
+    rv.values[lane] = value
+    rv.arrived += 1
+    if rv.arrived == 32:                      # the last lane: compute for the warp; the others go on
+        try: rv.results = combine(rv.values)
+        except Exception as e: rv.results = e
+        rv.values, rv.arrived, rv.round = [None] * 32, 0, this_round + 1
+    missing = lambda: [i for i, v in enumerate(rv.values) if v is None]
+    compat.simulated_wait(lambda: rv.round != this_round,     # results stay until this lane's next round
+                          lambda: f"{what}: lanes {missing()} of warp {warp} never arrived: all 32 lanes must "
+                                  "execute it together")
+    if isinstance(rv.results, Exception): raise rv.results
+    return rv.results[lane]
 
 # %% ../nbs/05a_intrinsics.ipynb #db34962d
 def _sim_to_tf32(x): return np.float32(tf32_round(np.float32(x)))

@@ -38,8 +38,8 @@ def _property(examples):
 # fewer examples in the quick run keep CI short; the slow run below gives them 2,000 like every kernel
 SIMULATOR_HEAVY = {"splitk", "fewrows", "fewcols", "tensorcore_tf32", "tensorcore_tf32x3", "tensorcore_tf32_fast",
                    "tensorcore_tf32x3_fast"}
-# chapter 16a's 3xTF32 kernel: 256 threads gathered three times an mma step, about 100 s an example on a 2-core CPU
-# (767 s for 8, the longest test of CI): 3 examples here, 2,000 in the slow run; `test_kernels.py` adds odd shapes
+# chapter 16a's 3xTF32 kernel: 256 threads gathered three times an mma step, the slowest kernel in the simulator
+# (about 8 s an example on a 2-core CPU): 3 examples here, 2,000 in the slow run; `test_kernels.py` adds odd shapes
 SIMULATOR_HEAVIEST = {"tensorcore_tf32x3_fast"}
 
 
@@ -48,7 +48,7 @@ def _threads(name) -> int:
     return math.prod(spec.block(spec.check(spec.defaults)))
 
 
-# the simulator runs a Python thread per GPU thread: the first chapters' 1024-thread blocks cost four times the
+# the simulator runs every GPU thread in Python, in turn: the first chapters' 1024-thread blocks cost four times the
 # 256-thread ones per example, so they take fewer in the quick run (all take 2,000 in the slow run below)
 @pytest.mark.parametrize("name", [n for n in REGISTRY if n not in SIMULATOR_HEAVY and _threads(n) < 1024])
 @_property(25)

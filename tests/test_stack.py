@@ -46,7 +46,7 @@ def _third_party_imports() -> set[str]:
 
 # import name -> the distribution that provides it; optional peers are imported inside try/except where used
 PROVIDER = {"numba": "numba", "numba_cuda": "numba-cuda", "numpy": "numpy", "cuda": "cuda-core", "fastcore": "fastcore",
-            "tqdm": "tqdm", "llvmlite": "llvmlite", "torch": "torch", "matplotlib": "matplotlib"}
+            "tqdm": "tqdm", "llvmlite": "llvmlite", "torch": "torch", "matplotlib": "matplotlib", "greenlet": "greenlet"}
 OPTIONAL = {"triton", "cupy", "IPython", "nvidia"}      # used when present, with a message when absent
 
 
