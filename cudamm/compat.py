@@ -8,7 +8,8 @@ Docs: https://cudamm.github.io/cudamm/compat.html.md"""
 __all__ = ['TESTED', 'numba_cuda_version', 'require_tested', 'gpu_available', 'use_simulator', 'simulator_enabled',
            'current_thread', 'simulated_wait', 'repair_simulator', 'driver_function', 'array_params', 'array_params_nd',
            'compiled_image', 'load_image', 'toolchain', 'allow_dynamic_shared', 'free_pending_deallocations',
-           'torch_current_stream', 'stream_capturing', 'torch_records', 'fast_inlining', 'simulated_thread']
+           'torch_current_stream', 'stream_capturing', 'torch_records', 'fast_inlining', 'fast_lowering',
+           'fast_compile', 'simulated_thread']
 
 # %% ../nbs/92_compat.ipynb #7a83cfa5
 import contextlib, copy, os, sys, threading, warnings
@@ -187,7 +188,7 @@ def repair_simulator():
 def driver_function(dispatcher, signature: str):
     "The compiled `signature` overload of a `cuda.jit` dispatcher as numba's driver function (`.kernel`: a cuda.core Kernel)."
     require_tested("driver handle of a compiled kernel")
-    return dispatcher.compile(signature)._codelibrary.get_cufunc()
+    with fast_compile(): return dispatcher.compile(signature)._codelibrary.get_cufunc()
 
 def array_params(ptr: int, rows: int, cols: int, itemsize: int = 4) -> tuple:
     "A C-contiguous rows×cols device array as numba passes it to a kernel: meminfo, parent, size, itemsize, data, shape, strides."
@@ -207,7 +208,7 @@ def compiled_image(dispatcher, signature: str) -> tuple[bytes, str] | None:
     """The linked machine code (cubin) of the `signature` overload, compiled for the current GPU, and its kernel's
     name; None where the code cannot serve another process (captured Python objects, set-up calls at load time)."""
     require_tested("compiled kernel image")
-    lib = dispatcher.compile(signature)._codelibrary
+    with fast_compile(): lib = dispatcher.compile(signature)._codelibrary
     if lib._setup_functions or lib._teardown_functions or lib.referenced_objects: return None
     cubin = lib.get_cubin()                          # a cuda.core ObjectCode (its bytes in .code)
     return bytes(getattr(cubin, "code", cubin)), lib._entry_name
@@ -297,6 +298,44 @@ def fast_inlining():
     icc.InlineWorker.inline_ir = inline_ir
     try: yield
     finally: icc.InlineWorker.inline_ir = original
+
+# %% ../nbs/92_compat.ipynb #fa57c0a2
+@contextlib.contextmanager
+def fast_lowering():
+    "While active, numba-cuda finds a kernel's singly assigned variables with one count per block, not one scan per variable."
+    require_tested("lowering patch")
+    import collections
+    from numba.cuda import lowering
+    from numba.cuda.core import ir
+    from numba.cuda.core.analysis import compute_use_defs, must_use_alloca
+    original = lowering.Lower._find_singly_assigned_variable
+
+    def find_singly_assigned_variable(self):     # numba's rule, counted once per block
+        blocks, found = self.func_ir.blocks, set()
+        if not self.func_ir.func_id.is_generator:
+            use_defs, alloca_vars = compute_use_defs(blocks), must_use_alloca(blocks)
+            defined_in, used_in = collections.defaultdict(set), collections.defaultdict(set)
+            for blk, names in use_defs.defmap.items():
+                for name in names: defined_in[name].add(blk)
+            for blk, names in use_defs.usemap.items():
+                for name in names: used_in[name].add(blk)
+            assigned = {}                          # block -> how often each variable is assigned in it
+            for name, blks in defined_in.items():
+                if name in alloca_vars or len(blks) != 1 or used_in.get(name): continue
+                [blk] = blks
+                if blk not in assigned:
+                    assigned[blk] = collections.Counter(s.target.name for s in self.blocks[blk].find_insts(ir.assign_types))
+                if assigned[blk][name] == 1: found.add(name)
+        self._singly_assigned_vars, self._blk_local_varmap = found, {}
+
+    lowering.Lower._find_singly_assigned_variable = find_singly_assigned_variable
+    try: yield
+    finally: lowering.Lower._find_singly_assigned_variable = original
+
+@contextlib.contextmanager
+def fast_compile():
+    "numba-cuda's compiler with both patches of this page: the inliner's copies and the lowering's count."
+    with fast_inlining(), fast_lowering(): yield
 
 # %% ../nbs/92_compat.ipynb #882af23b
 def simulated_thread() -> tuple:

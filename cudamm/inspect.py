@@ -179,7 +179,7 @@ def _machine_code(spec, cfg, cc) -> dict:
     body, signature = spec.body(cfg), spec.signature(cfg)
     opts = {k: v for k, v in spec.jit_options(cfg).items() if k in _PTX_OPTIONS}
     def build():
-        with compat.fast_inlining(): ptx, _ = cuda.compile_ptx(body, signature, cc=cc, **opts)
+        with compat.fast_compile(): ptx, _ = cuda.compile_ptx(body, signature, cc=cc, **opts)
         with tempfile.TemporaryDirectory() as d:
             cubin = str(Path(d)/"k.cubin")
             return dict(ptx=ptx, ptxas=ptxas_info(ptx, cc, cubin), sass=sass_histogram(cubin))

@@ -17,7 +17,7 @@ from cudamm.model import memory_waits
 spec, out = get_kernel("fewrows"), []
 for mt, nw, u in json.loads(sys.argv[1]):
     cfg = spec.check(dict(MT=mt, NW=nw, U=u, SPLITK=2))
-    with compat.fast_inlining():
+    with compat.fast_compile():
         ptx, _ = cuda.compile_ptx(spec.general(**cfg), spec.signature(cfg), cc=(9, 0))
     with tempfile.TemporaryDirectory() as d:
         ptxas_info(ptx, (9, 0), str(Path(d) / "k.cubin"))

@@ -137,7 +137,7 @@ from cudamm import compat
 from cudamm.kernels import get_kernel
 spec = get_kernel("fewcols")
 cfg = spec.check(dict(NC=8, RW=4, NW=4, SPLITK=2))
-with compat.fast_inlining(): ptx, _ = cuda.compile_ptx(spec.general(**cfg), spec.signature(cfg), cc=(9, 0))
+with compat.fast_compile(): ptx, _ = cuda.compile_ptx(spec.general(**cfg), spec.signature(cfg), cc=(9, 0))
 print(ptx.count("ld.global.v4.f32"), ptx.count("ld.global.f32"))
 """
 
