@@ -274,6 +274,14 @@ def torch_records(a, b) -> bool:
 
 # %% ../nbs/92_compat.ipynb #40c16976
 @contextlib.contextmanager
+def _patched(owner, name: str, value):
+    "`owner.name` is `value` while active, and what it was before after."
+    original = getattr(owner, name)
+    setattr(owner, name, value)
+    try: yield
+    finally: setattr(owner, name, original)
+
+@contextlib.contextmanager
 def fast_inlining():
     "While active, numba-cuda copies a device function's IR for inlining with one deepcopy memo for all its blocks."
     require_tested("inliner patch")
@@ -295,9 +303,7 @@ def fast_inlining():
         icc.copy = OneMemoPerScope()                # fresh memos for each function inlined
         try: return original(self, *args, **kwargs)
         finally: icc.copy = copy
-    icc.InlineWorker.inline_ir = inline_ir
-    try: yield
-    finally: icc.InlineWorker.inline_ir = original
+    with _patched(icc.InlineWorker, "inline_ir", inline_ir): yield
 
 # %% ../nbs/92_compat.ipynb #fa57c0a2
 @contextlib.contextmanager
@@ -308,7 +314,6 @@ def fast_lowering():
     from numba.cuda import lowering
     from numba.cuda.core import ir
     from numba.cuda.core.analysis import compute_use_defs, must_use_alloca
-    original = lowering.Lower._find_singly_assigned_variable
 
     def find_singly_assigned_variable(self):     # numba's rule, counted once per block
         blocks, found = self.func_ir.blocks, set()
@@ -328,9 +333,7 @@ def fast_lowering():
                 if assigned[blk][name] == 1: found.add(name)
         self._singly_assigned_vars, self._blk_local_varmap = found, {}
 
-    lowering.Lower._find_singly_assigned_variable = find_singly_assigned_variable
-    try: yield
-    finally: lowering.Lower._find_singly_assigned_variable = original
+    with _patched(lowering.Lower, "_find_singly_assigned_variable", find_singly_assigned_variable): yield
 
 @contextlib.contextmanager
 def fast_compile():
