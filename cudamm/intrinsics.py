@@ -12,6 +12,7 @@ __all__ = ['ldg4', 'lds4', 'stg4', 'sts4', 'cp_async16', 'cp_async4', 'u32', 'u6
            'split_tf32']
 
 # %% ../nbs/05a_intrinsics.ipynb #dce0fb0b
+from . import compat
 from .utils import simulating, cuda
 from .llvm import F32X4, GLOBAL, SHARED, I32, I64, V4
 from .llvm import check_operands, element_pointer, pack4, unpack4, stack_slot, flat_floats, inline_ptx
@@ -312,7 +313,6 @@ def source_name(kind: str, **cfg) -> str:
 
 # %% ../nbs/05a_intrinsics.ipynb #5fac55e3
 import weakref
-from . import compat
 
 MMA_M, MMA_N, MMA_K = 16, 8, 8          # the shape of one mma.sync.m16n8k8
 
