@@ -147,7 +147,7 @@ def _repair_block_scheduler():
                 for t in live:
                     if t in at_barrier: continue
                     _running.thread = t
-                    told = lets[t].switch(*[_STUCK] * stuck)      # runs t until it pauses or ends
+                    told = lets[t].switch(_STUCK) if stuck else lets[t].switch()   # runs t until it pauses or ends
                     if t.exception: raise t.exception[0].with_traceback(t.exception[1])
                     if told is _AT_BARRIER: at_barrier.add(t)
                     moved |= told is not _WAITING
