@@ -260,15 +260,17 @@ def _torch_fast_path(a, b, precision: str = "ieee"):
 Array = TypeVar("Array")     # the caller's kind of array: what comes in is what comes back
 
 # %% ../nbs/12_matmul.ipynb #7d1e0b2a
-_OPS = None
+_TORCH_MATMUL = None    # cudamm.ops.torch_matmul (chapter 12b: torch's rules, the operator, autograd), once imported
 
-def _torch_ops():
-    "cudamm.ops (chapter 12b: torch's rules, the operator, autograd), imported on the first torch call; not before."
-    global _OPS
-    from cudamm import ops
-    ops.use_product(matmul_2d)
-    _OPS = ops
-    return ops
+def _torch_matmul():
+    """cudamm.ops' `torch_matmul`, imported on the first torch call, not before. That call may be inside
+    `torch.compile`, whose tracer runs the import: named from the submodule, it gives a plain module (`from cudamm
+    import ops` gives the package, a subclass of one, which torch before 2.13 refuses: "Bad import result")."""
+    global _TORCH_MATMUL
+    from cudamm.ops import torch_matmul, use_product
+    use_product(matmul_2d)
+    _TORCH_MATMUL = torch_matmul
+    return torch_matmul
 
 def matmul_2d(a: Array, b: Array, out: Array | None = None, *, kernel=None, config=None, stream=None,
               tune: bool = False, precision: str = "ieee") -> Array:
@@ -324,6 +326,6 @@ def matmul(a: Array, # m×k float32 (torch: batches too): a torch tensor, CuPy a
             c = _torch_fast_path(a, b, precision)
             if c is not None: return c
         if _kind(a, "a") == _kind(b, "b") == "torch":
-            return (_OPS or _torch_ops()).torch_matmul(a, b, matmul_2d, precision)
+            return (_TORCH_MATMUL or _torch_matmul())(a, b, matmul_2d, precision)
     return matmul_2d(a, b, out, kernel=kernel, config=config, stream=stream, tune=tune, precision=precision)
 

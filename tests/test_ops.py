@@ -140,6 +140,23 @@ def test_bad_torch_input_is_named(bad, match):
     with pytest.raises((ValueError, TypeError, RuntimeError), match=match): bad()
 
 
+
+FIRST_CALL_COMPILED = """
+import sys, torch, cudamm
+cudamm.use_simulator()
+from cudamm import matmul
+assert "cudamm.ops" not in sys.modules
+x, w = torch.ones(2, 3), torch.ones(4, 3)
+print(torch.compile(lambda x, w: matmul(x, w.mT), backend="eager", fullgraph=True)(x, w).sum().item())
+"""
+
+def test_a_process_whose_first_torch_call_is_compiled():
+    """The first torch call imports cudamm.ops, and it may come inside `torch.compile`, whose tracer runs that import:
+    torch 2.11's refused it as written before (`from cudamm import ops`: the package, a subclass of a module)."""
+    import subprocess, sys
+    out = subprocess.run([sys.executable, "-c", FIRST_CALL_COMPILED], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0 and out.stdout.split()[-1] == "24.0", out.stderr[-2000:]
+
 @pytest.mark.gpu
 def test_opcheck_and_gradients_on_the_gpu_at_odd_shapes():
     g = torch.Generator(device="cuda").manual_seed(6)
