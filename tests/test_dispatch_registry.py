@@ -141,21 +141,40 @@ def test_sliced_k_pays_for_adding_the_groups_sums():
 
 
 def test_fewrows_is_priced_no_faster_than_its_warps_steps_and_its_last_blocks_tail():
-    """`fewrows` at a tiny product takes at least FEWROWS_STEP_US a step of a warp along k (U rows each); a kernel
-    that adds its slices in its last block (`fixup`) pays FIXUP_US for it, one that adds them in a second kernel a
-    launch."""
-    from cudamm.kernels.shapes import FEWROWS_STEP_US, FIXUP_US, split_sums_seconds
+    """`fewrows` at a tiny product takes at least FEWROWS_STEP_US a step of a warp along k (U rows each), and
+    FEW_STEPS_FEWROWS_US more at 8 rows a block and 64 ≤ k < 512; a kernel that adds its slices in its last block
+    (`fixup`) pays FIXUP_US for it, one that adds them in a second kernel a launch."""
+    from cudamm.kernels.shapes import FEWROWS_STEP_US, FEW_STEPS_FEWROWS_US, FIXUP_US, split_sums_seconds
     h200, fewrows = dispatch.KNOWN_GPUS["H200"], REGISTRY["fewrows"]
     for cfg, steps in [(dict(MT=8, NW=8, U=4, SPLITK=1), 13), (dict(MT=8, NW=4, U=8, SPLITK=2), 7)]:
         cfg = fewrows.check(cfg)
         est = dispatch.Estimate(h200, fewrows, cfg, 21, 2, 416)
         tail = split_sums_seconds(cfg, 21, 2, est)
-        assert fewrows.cost(cfg, 21, 2, 416, est) == pytest.approx(1e-6 * FEWROWS_STEP_US * steps + tail)
+        assert fewrows.cost(cfg, 21, 2, 416, est) == pytest.approx(
+            1e-6 * (FEWROWS_STEP_US * steps + FEW_STEPS_FEWROWS_US) + tail)
     assert tail == pytest.approx(est.copy_time(4.0 * 21 * 2 * 5) + 1e-6 * FIXUP_US)
     splitk = REGISTRY["splitk"]
     cfg = splitk.check(dict(splitk.defaults, SPLITK=2))
     est = dispatch.Estimate(h200, splitk, cfg, 21, 2, 416)
     assert split_sums_seconds(cfg, 21, 2, est) == pytest.approx(est.copy_time(4.0 * 21 * 2 * 5) + est.launch_s)
+
+
+def test_fewrows_pays_for_a_few_steps_at_8_rows_or_more(monkeypatch):
+    """With 8 or 16 rows a block and 64 ≤ k < 512 `fewrows` costs FEW_STEPS_FEWROWS_US more (nowhere else), so that the
+    model takes the 16×32 tile where the H200 ran it faster (fit_fewrows_latency.txt), and keeps `fewrows` at 4 rows."""
+    from cudamm.kernels import shapes
+    h200, fewrows = dispatch.KNOWN_GPUS["H200"], REGISTRY["fewrows"]
+    def price(cfg, m, n, k): return fewrows.cost(cfg, m, n, k, dispatch.Estimate(h200, fewrows, cfg, m, n, k))
+    eight, four = fewrows.check(dict(MT=8, NW=8, U=8, SPLITK=1)), fewrows.check(dict(MT=4, NW=16, U=8, SPLITK=1))
+    shapes_ = [(eight, 26, 880, 64), (eight, 26, 880, 511), (eight, 26, 880, 63), (eight, 26, 880, 512),
+               (four, 5, 2245, 86)]
+    shipped, us = [price(*s) for s in shapes_], shapes.FEW_STEPS_FEWROWS_US
+    assert dispatch.model_choice(26, 880, 138, h200).kernel == "pipelined"           # 6.94 µs against fewrows' 8.93
+    assert dispatch.model_choice(5, 2245, 86, h200).kernel == "fewrows"              # held out: fewrows 5.73 fastest
+    monkeypatch.setattr(shapes, "FEW_STEPS_FEWROWS_US", 0.0)
+    assert dispatch.model_choice(26, 880, 138, h200).kernel == "fewrows"             # the pick before
+    assert us > 0 and [a - price(*s) for a, s in zip(shipped, shapes_)] == pytest.approx(
+        [1e-6 * us, 1e-6 * us, 0, 0, 0], abs=1e-12)
 
 
 def test_fewcols_puts_blocks_of_8_columns_side_by_side_where_rows_and_columns_are_few_and_k_is_long():

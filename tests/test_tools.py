@@ -257,7 +257,9 @@ def test_results_are_filed_by_gpu():
     for folder in results.iterdir():
         for path in folder.rglob("*.json"):
             doc = json.loads(path.read_text())
-            gpu = (doc.get("environment") or {}).get("gpu") or doc.get("gpu") if isinstance(doc, dict) else None
+            env = doc.get("environment") if isinstance(doc, dict) else None
+            if isinstance(env, str): env = {"gpu": env.split(" · ")[0]}    # an experiment's line: "NVIDIA H200 · driver …"
+            gpu = (env or {}).get("gpu") or doc.get("gpu") if isinstance(doc, dict) else None
             if gpu:
                 seen += 1
                 assert gpu_short_name(gpu) == folder.name, f"{path.relative_to(ROOT)} was measured on {gpu}"

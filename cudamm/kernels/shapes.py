@@ -8,11 +8,11 @@ Docs: https://cudamm.github.io/cudamm/every_shape.html.md"""
 __all__ = ['TILES', 'SPLITS', 'SUM_THREADS', 'SUM_SIGNATURE', 'FIXUP_SIGNATURE', 'sum_slices', 'KEEP_BYTES', 'KEEP_BUFFERS',
            'copy_padded', 'SPLITK_CONSTRAINTS', 'DEEP_SPLITS', 'FIXUP_US', 'COPY_BYTES_IN_FLIGHT', 'splitk_spec',
            'ROWS16', 'SIXTEEN_ROWS_OFFERED', 'NARROW', 'THIN', 'FEWROWS_STEP_US', 'NARROW_FEWROWS_SLOWDOWN',
-           'fewrows_spec', 'fewcols_spec', 'SplitKSource', 'splitk_source', 'tile_config', 'splitk', 'sum_geometry',
-           'workspace', 'counters', 'add_slices_in_last_block', 'SplitKSpec', 'copy_geometry', 'padded', 'PadSpec',
-           'offered_splits', 'summed_in_a_row', 'split_sums_seconds', 'padded_copies_seconds', 'small_pipelines',
-           'sixteen_rows', 'narrow_tiles', 'thin_tiles', 'FewRowsSource', 'fewrows', 'FewColsSource', 'FewColsSpec',
-           'fewcols']
+           'FEW_STEPS_FEWROWS_US', 'fewrows_spec', 'fewcols_spec', 'SplitKSource', 'splitk_source', 'tile_config',
+           'splitk', 'sum_geometry', 'workspace', 'counters', 'add_slices_in_last_block', 'SplitKSpec', 'copy_geometry',
+           'padded', 'PadSpec', 'offered_splits', 'summed_in_a_row', 'split_sums_seconds', 'padded_copies_seconds',
+           'small_pipelines', 'sixteen_rows', 'narrow_tiles', 'thin_tiles', 'FewRowsSource', 'fewrows', 'FewColsSource',
+           'FewColsSpec', 'fewcols']
 
 # %% ../../nbs/15_every_shape.ipynb #e9c44087
 import collections, contextlib, dataclasses, functools, threading
@@ -622,16 +622,28 @@ def _few_columns_long_k(n: int, k: int) -> bool:
     "n ≤ 64 and k ≥ 512: `fewrows`' slowdown above, and where `fewcols` puts blocks side by side past n = 8."
     return n <= 64 and k >= 512
 
+# With 8 or 16 rows a block and 64 ≤ k < 512 (a few steps along k) it took several µs more than its price at the
+# H200's small products, where the 16×32 tile ran as priced. 3 µs more changes 9 picks among the 142 products of the
+# H200's logs, the 8 timed all faster (95.0 → 96.0 % of the fastest timed), and took six shapes drawn afterwards in
+# that domain from 89.6 to 100 %; at any rows a block two of them, m = 4 and 5, got slower
+# (`benchmarks/experiments/small_products_h200/fit_fewrows_latency.txt`)
+FEW_STEPS_FEWROWS_US = 3.0
+
+def _few_steps_many_rows(cfg, k: int) -> bool:
+    "8 or 16 rows a block and 64 ≤ k < 512: where `fewrows` pays `FEW_STEPS_FEWROWS_US` more."
+    return cfg.MT >= 8 and 64 <= k < 512
+
 def _fewrows_seconds(cfg, m: int, n: int, k: int, model) -> float:
     """B streamed once per block row of C and A once, U 16-byte rows of B in flight a thread of the warps that have
     rows of k (at k = 12, 3 of 8 warps of U = 4: the others only wait), but no faster than a warp's steps one after
-    another; then the slices' sum."""
+    another; a few steps of 8 or 16 rows a block dearer; then the slices' sum."""
     streamed = 4.0 * k * n * cdiv(m, cfg.MT) + 4.0 * m * k
     busy = min(cfg.NW, cdiv(cdiv(k, cfg.SPLITK), cfg.U)) / cfg.NW     # the share of the block's warps with work
     steps = cdiv(cdiv(k, cfg.SPLITK), cfg.NW * cfg.U)                  # a warp's, one after another
     slowdown = NARROW_FEWROWS_SLOWDOWN if _few_columns_long_k(n, k) else 1.0
+    few_steps = 1e-6 * FEW_STEPS_FEWROWS_US if _few_steps_many_rows(cfg, k) else 0.0
     return (slowdown * max(model.streaming(streamed, 16 * cfg.U, busy), 1e-6 * FEWROWS_STEP_US * steps)
-            + split_sums_seconds(cfg, m, n, model))
+            + few_steps + split_sums_seconds(cfg, m, n, model))
 
 fewrows_spec = register(SplitKSpec(
     "fewrows", "15_every_shape", fewrows, dict(MT=4, NW=4, U=4, SPLITK=2),
