@@ -265,7 +265,7 @@ _TORCH_MATMUL = None    # cudamm.ops.torch_matmul (chapter 12b: torch's rules, t
 def _torch_matmul():
     """cudamm.ops' `torch_matmul`, imported on the first torch call, not before. That call may be inside
     `torch.compile`, whose tracer runs the import: named from the submodule, it gives a plain module (`from cudamm
-    import ops` gives the package, a subclass of one, which torch before 2.13 refuses: "Bad import result")."""
+    import ops` gives the package, a subclass of one: torch 2.11's tracer refuses it, "Bad import result")."""
     global _TORCH_MATMUL
     from cudamm.ops import torch_matmul, use_product
     use_product(matmul_2d)
