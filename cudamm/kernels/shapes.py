@@ -633,6 +633,7 @@ def _few_steps_many_rows(cfg, k: int) -> bool:
     "8 or 16 rows a block and 64 ≤ k < 512: where `fewrows` pays `FEW_STEPS_FEWROWS_US` more."
     return cfg.MT >= 8 and 64 <= k < 512
 
+# %% ../../nbs/15_every_shape.ipynb #f3wr0wst
 def _fewrows_seconds(cfg, m: int, n: int, k: int, model) -> float:
     """B streamed once per block row of C and A once, U 16-byte rows of B in flight a thread of the warps that have
     rows of k (at k = 12, 3 of 8 warps of U = 4: the others only wait), but no faster than a warp's steps one after
