@@ -10,11 +10,11 @@ repository root:
         python benchmarks/experiments/small_products_h200/fit_fewrows_latency.py \\
         | tee benchmarks/experiments/small_products_h200/fit_fewrows_latency.txt
 """
-import collections, json, statistics
+import statistics
 
 from cudamm import dispatch
-from cudamm.kernels import get_kernel, shapes
-from fit_fixup import HERE, LOGS, SHIPPED, compare, set_values
+from cudamm.kernels import shapes
+from fit_fixup import HERE, LOGS, SHIPPED, compare, set_values, underpriced
 
 SHIPPED_US, MANY_ROWS = shapes.FEW_STEPS_FEWROWS_US, shapes._few_steps_many_rows
 HELD_OUT = HERE / "tune_log_fewrows_latency_heldout.json"
@@ -39,15 +39,7 @@ def picks(logs: str, us: float, any_rows: bool = False) -> dict:
 def gaps(under_ms: float = 0.015) -> dict:
     "(kernel, split or not) -> measured minus priced, µs, of each configuration timed faster than `under_ms`."
     set_term(0)
-    dev, out = dispatch.KNOWN_GPUS["H200"], collections.defaultdict(list)
-    logs = {tuple(it["shape"]): it["rows"] for p in FITTED["H200"] for it in json.loads(p.read_text())["shapes"]}
-    for (m, n, k), rows in logs.items():
-        for r in rows:
-            if r["kernel"] in ("fewrows", "fewcols", "pipelined", "splitk") and r["ms"] and r["ms"] < under_ms:
-                cfg = get_kernel(r["kernel"]).check(r["config"])
-                split = "SPLITK > 1" if cfg.get("SPLITK", 1) > 1 else "SPLITK = 1"
-                out[r["kernel"], split].append(1e3 * (r["ms"] - dispatch.predict_ms(r["kernel"], cfg, m, n, k, dev)))
-    return out
+    return underpriced("H200", under_ms, ("fewrows", "fewcols", "pipelined", "splitk"), FITTED["H200"])
 
 
 def show_changes(before: dict, after: dict):

@@ -45,16 +45,18 @@ def compare(before: dict, after: dict) -> tuple:
             best["share"], best["timed"])
 
 
-def underpriced(gpu: str, under_ms: float = 0.03):
-    "Measured minus priced, µs, for each timed `fewrows` and `fewcols` configuration faster than `under_ms`."
+def underpriced(gpu: str, under_ms: float = 0.03, kernels=("fewrows", "fewcols"), logs=None):
+    """Measured minus priced, µs, for each timed configuration of `kernels` faster than `under_ms` in `logs` (default:
+    every log of `gpu`)."""
     dev, gaps = dispatch.KNOWN_GPUS[gpu], collections.defaultdict(list)
-    logs = {tuple(it["shape"]): it["rows"] for p in LOGS[gpu] for it in json.loads(p.read_text())["shapes"]}
+    logs = {tuple(it["shape"]): it["rows"] for p in logs or LOGS[gpu] for it in json.loads(p.read_text())["shapes"]}
     for (m, n, k), rows in logs.items():
         for r in rows:
-            if r["kernel"] in ("fewrows", "fewcols") and r["ms"] and r["ms"] < under_ms:
+            if r["kernel"] in kernels and r["ms"] and r["ms"] < under_ms:
                 cfg = get_kernel(r["kernel"]).check(r["config"])
                 priced = dispatch.predict_ms(r["kernel"], cfg, m, n, k, dev)
-                gaps[r["kernel"], "SPLITK > 1" if cfg.SPLITK > 1 else "SPLITK = 1"].append(1e3 * (r["ms"] - priced))
+                split = "SPLITK > 1" if cfg.get("SPLITK", 1) > 1 else "SPLITK = 1"
+                gaps[r["kernel"], split].append(1e3 * (r["ms"] - priced))
     return gaps
 
 
