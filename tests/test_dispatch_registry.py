@@ -4,7 +4,8 @@ its cost (`KernelSpec.offers`, `registers`, `cost`); dispatch names no kernel; i
 again where a change of the decisions was the point (issue 29: `table_choice` between a table's entries, splits of
 k past 32 for a very long k, `fewcols` to n = 8; then only the tuner's shortlists, when `KernelSpec.explores` gave
 them chapter 14's pipeline on small tiles; and where the model's prices were fitted to the H200's tune logs: the
-16×32 tile, then `fewrows`' steps and the tail of a kernel whose last block adds the slices)."""
+16×32 tile, then `fewrows`' steps and the tail of a kernel whose last block adds the slices, then `fewcols`' B read
+once per block row side by side and `fewrows`' few steps counted on a slice of k)."""
 import io, json, math, re, tokenize
 from pathlib import Path
 
@@ -160,21 +161,24 @@ def test_fewrows_is_priced_no_faster_than_its_warps_steps_and_its_last_blocks_ta
 
 
 def test_fewrows_pays_for_a_few_steps_at_8_rows_or_more(monkeypatch):
-    """With 8 or 16 rows a block and 64 ≤ k < 512 `fewrows` costs FEW_STEPS_FEWROWS_US more (nowhere else), so that the
-    model takes the 16×32 tile where the H200 ran it faster (fit_fewrows_latency.txt), and keeps `fewrows` at 4 rows."""
+    """With 8 or 16 rows a block and 64 to 511 of k a slice `fewrows` costs FEW_STEPS_FEWROWS_US more (nowhere else),
+    so that the model takes the 16×32 tile where the H200 ran it faster (fit_fewrows_latency.txt), and `fewcols` at
+    29×1×1449 (fit_fewcols_rows.txt), and keeps `fewrows` at 4 rows."""
     from cudamm.kernels import shapes
     h200, fewrows = dispatch.KNOWN_GPUS["H200"], REGISTRY["fewrows"]
     def price(cfg, m, n, k): return fewrows.cost(cfg, m, n, k, dispatch.Estimate(h200, fewrows, cfg, m, n, k))
     eight, four = fewrows.check(dict(MT=8, NW=8, U=8, SPLITK=1)), fewrows.check(dict(MT=4, NW=16, U=8, SPLITK=1))
+    sliced = fewrows.check(dict(MT=8, NW=8, U=8, SPLITK=16))       # 91 of k a slice, then 512: a few steps, then not
     shapes_ = [(eight, 26, 880, 64), (eight, 26, 880, 511), (eight, 26, 880, 63), (eight, 26, 880, 512),
-               (four, 5, 2245, 86)]
+               (four, 5, 2245, 86), (sliced, 29, 1, 1449), (sliced, 29, 1, 16 * 512)]
     shipped, us = [price(*s) for s in shapes_], shapes.FEW_STEPS_FEWROWS_US
     assert dispatch.model_choice(26, 880, 138, h200).kernel == "pipelined"           # 6.94 µs against fewrows' 8.93
     assert dispatch.model_choice(5, 2245, 86, h200).kernel == "fewrows"              # held out: fewrows 5.73 fastest
+    assert dispatch.model_choice(29, 1, 1449, h200).kernel == "fewcols"              # 6.24 µs against fewrows' 9.57
     monkeypatch.setattr(shapes, "FEW_STEPS_FEWROWS_US", 0.0)
     assert dispatch.model_choice(26, 880, 138, h200).kernel == "fewrows"             # the pick before
     assert us > 0 and [a - price(*s) for a, s in zip(shipped, shapes_)] == pytest.approx(
-        [1e-6 * us, 1e-6 * us, 0, 0, 0], abs=1e-12)
+        [1e-6 * us, 1e-6 * us, 0, 0, 0, 1e-6 * us, 0], abs=1e-12)
 
 
 def test_fewcols_puts_blocks_of_8_columns_side_by_side_where_rows_and_columns_are_few_and_k_is_long():
@@ -190,11 +194,25 @@ def test_fewcols_puts_blocks_of_8_columns_side_by_side_where_rows_and_columns_ar
         assert dispatch.model_choice(*shape, h200).kernel == "fewcols", shape
 
 
+def test_fewcols_side_by_side_reads_its_8_columns_of_b_once_per_block_row():
+    """With blocks side by side each block row of C reads its 8 columns of B again, so that 4 rows a warp (fewer block
+    rows) is priced below 2 and 1 where B is a large part, as the H200 ran them (fit_fewcols_rows.txt: 30×40×20000
+    15.0, 19.7 µs; 14×41×6431 8.8 against 12.1 for 1 row a warp, the pick before); at n ≤ 8, B is read once."""
+    fewcols, h200 = REGISTRY["fewcols"], dispatch.KNOWN_GPUS["H200"]
+    def price(m, n, k, **cfg):
+        cfg = fewcols.check(dict(NC=8, NW=4, SPLITK=32, **cfg))
+        return fewcols.cost(cfg, m, n, k, dispatch.Estimate(h200, fewcols, cfg, m, n, k))
+    assert price(30, 40, 20000, RW=4) < price(30, 40, 20000, RW=2) < price(30, 40, 20000, RW=1)
+    assert price(30, 8, 20000, RW=4) == price(30, 8, 20000, RW=1)        # one block column: the same bytes in flight
+    pick = dispatch.model_choice(14, 41, 6431, h200)
+    assert pick.kernel == "fewcols" and pick.config.RW == 4
+
+
 def test_fewrows_at_few_columns_and_a_long_k_is_priced_slower(monkeypatch):
     "At n ≤ 64 and k ≥ 512 `fewrows`' price before its slices' sum is NARROW_FEWROWS_SLOWDOWN times what it was."
     from cudamm.kernels import shapes
     h200, fewrows = dispatch.KNOWN_GPUS["H200"], REGISTRY["fewrows"]
-    cfg = fewrows.check(dict(MT=8, NW=8, U=8, SPLITK=32))
+    cfg = fewrows.check(dict(MT=8, NW=8, U=8, SPLITK=16))        # 734 of k a slice: not a few steps
     def body(m, n, k):
         est = dispatch.Estimate(h200, fewrows, cfg, m, n, k)
         return fewrows.cost(cfg, m, n, k, est) - shapes.split_sums_seconds(cfg, m, n, est)

@@ -626,12 +626,13 @@ def _few_columns_long_k(n: int, k: int) -> bool:
 # H200's small products, where the 16×32 tile ran as priced. 3 µs more changes 9 picks among the 142 products of the
 # H200's logs, the 8 timed all faster (95.0 → 96.0 % of the fastest timed), and took six shapes drawn afterwards in
 # that domain from 89.6 to 100 %; at any rows a block two of them, m = 4 and 5, got slower
-# (`benchmarks/experiments/small_products_h200/fit_fewrows_latency.txt`)
+# (`benchmarks/experiments/small_products_h200/fit_fewrows_latency.txt`). A slice of k is as short a walk: at
+# 29×1×1449, 16 slices of 91, `fewrows` took 9.6 µs, priced 4.7 (`fit_fewcols_rows.txt`)
 FEW_STEPS_FEWROWS_US = 3.0
 
 def _few_steps_many_rows(cfg, k: int) -> bool:
-    "8 or 16 rows a block and 64 ≤ k < 512: where `fewrows` pays `FEW_STEPS_FEWROWS_US` more."
-    return cfg.MT >= 8 and 64 <= k < 512
+    "8 or 16 rows a block and 64 to 511 of k a slice: where `fewrows` pays `FEW_STEPS_FEWROWS_US` more."
+    return cfg.MT >= 8 and 64 <= cdiv(k, cfg.SPLITK) < 512
 
 # %% ../../nbs/15_every_shape.ipynb #f3wr0wst
 def _fewrows_seconds(cfg, m: int, n: int, k: int, model) -> float:
@@ -811,11 +812,14 @@ def _fewcols_offers(m: int, n: int, k: int) -> list[dict]:
     return [c for c in space_of(fewcols) if c["NC"] == nc and c["RW"] * c["NW"] <= 16
             and (c["SPLITK"] == 1 or k // c["SPLITK"] >= 256)]
 
+# %% ../../nbs/15_every_shape.ipynb #55c4f7s2
 def _fewcols_seconds(cfg, m: int, n: int, k: int, model) -> float:
-    """A streamed once per block column of C and B once, RW 16-byte loads of A in flight a thread (the general build:
-    four 4-byte ones); a warp's step is 128 k, so at k = 4 a 32nd of it is inside k (11245×6×4, H200: 6.4 µs, `splitk`
-    5.2; `benchmarks/results/h200/random/tune_log_seed_1672717636_top24.json`); then the slices' sum."""
-    streamed = 4.0 * m * k * cdiv(n, cfg.NC) + 4.0 * k * n
+    """A streamed once per block column of C; B once, or with blocks side by side their 8 columns once per block row
+    (32 bytes of each of B's rows; `fit_fewcols_rows.txt`); RW 16-byte loads of A in flight a thread (the general
+    build: four 4-byte ones); a warp's step is 128 k, so at k = 4 a 32nd of it is inside k (11245×6×4, H200: 6.4 µs,
+    `splitk` 5.2; `benchmarks/results/h200/random/tune_log_seed_1672717636_top24.json`); then the slices' sum."""
+    b_reads = cdiv(m, cfg.NW * cfg.RW) if n > cfg.NC else 1
+    streamed = 4.0 * m * k * cdiv(n, cfg.NC) + 4.0 * k * n * b_reads
     busy = min(128, cdiv(k, cfg.SPLITK)) / 128                     # the share of a warp's step inside k
     return model.streaming(streamed, 16 * cfg.RW, busy) + split_sums_seconds(cfg, m, n, model)
 
