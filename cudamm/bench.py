@@ -13,7 +13,7 @@ __all__ = ['WARMUP', 'DEFAULT_SIZES', 'SCALES_FROM_MS', 'SIM_SIZE', 'Result', 't
            'peers_at', 'parse_size', 'random_suite']
 
 # %% ../nbs/13_bench.ipynb #0bb1614a
-import dataclasses, functools, math, secrets, sys
+import dataclasses, functools, math, secrets, sys, time
 
 from . import compat
 from .utils import (simulating, cuda, gpu_inputs, reference, rel_error, verify_then_time, cuda_event_times, profiler_time,
@@ -189,15 +189,18 @@ def extrapolate_ms(history: list[tuple[float, float]], flops: float) -> float:
 
 # %% ../nbs/13_bench.ipynb #1c264526
 def sweep(sizes=DEFAULT_SIZES, names=None, peers=DEFAULT_PEERS, reps=20, tuned=False, profiler=False,
-          max_seconds=10.0, progress=True, show=True, precision="ieee") -> list[Result]:
-    "Verify and time every kernel (default: all) and peer at each size; a kernel predicted slower than `max_seconds` per point is skipped."
+          max_seconds=10.0, progress=True, show=True, precision="ieee", budget=None) -> list[Result]:
+    """Verify and time every kernel (default: all) and peer at each size; a kernel predicted slower than `max_seconds`
+    per point is skipped. Once `budget` seconds have passed no new size starts (the first always runs)."""
     from tqdm.auto import tqdm
+    start = time.monotonic()
     names = list(names or REGISTRY)
     peers = [p for p in peers if p != "triton" or triton is not None]
     history: dict[str, list] = {}
     results = []
     bar = tqdm(total=len(sizes) * (len(names) + len(peers)), desc="cudamm-bench", unit="point", disable=not progress)
     for m, n, k in sizes:
+        if budget is not None and results and time.monotonic() - start > budget: break
         flops = 2.0 * m * n * k
         def skip(name):
             pred = extrapolate_ms(history.get(name, []), flops)
@@ -249,12 +252,16 @@ def _run(args, sizes, argv) -> list[Result]:
     bandwidth = copy_bandwidth()
     print(f"device-to-device copy: {bandwidth:.0f} GB/s (read + write)")
     results = sweep(sizes, args.kernels, args.peers, args.reps, args.tuned, args.profiler, args.max_seconds,
-                    progress=not args.no_progress, precision=args.precision)
+                    progress=not args.no_progress, precision=args.precision, budget=args.budget)
+    timed = {(r.m, r.n, r.k) for r in results}
+    left = ["x".join(map(str, s)) for s in sizes if tuple(s) not in timed]       # what --budget left out
+    if left: print(f"--budget {args.budget:g} s spent: {len(left)} of {len(sizes)} shapes left out ({' '.join(left)})")
     settings = dict(reps=args.reps, warmup=WARMUP, tuned=args.tuned, profiler=args.profiler,
                     max_seconds=args.max_seconds, l2_flushed=not args.profiler, suite=args.suite,
                     sizes=["x".join(map(str, s)) for s in sizes], peers=args.peers, precision=args.precision,
                     **(dict(seed=args.seed, count=args.count, flop_cap=RANDOM_FLOP_CAP) if args.suite == "random"
                        else {}),
+                    **(dict(budget=args.budget, left=left) if left else {}),
                     command=" ".join(["cudamm-bench", *(argv or sys.argv[1:])]))
     env = {**env, **gpu_clocks(), "copy_bandwidth_gbs": round(bandwidth, 1)}
     paths = write_results(results, out, settings, env=env)

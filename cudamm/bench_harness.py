@@ -351,6 +351,9 @@ def suite_markdown(src) -> str:
     if st.get("suite") == "random" and st.get("seed") is not None:
         lines = [f"Shapes drawn by `random_suite(seed={st['seed']}, count={st.get('count', len(rows))})`: m, n, k "
                  f"log-uniform in 1..16384, at most {st.get('flop_cap', RANDOM_FLOP_CAP):.3g} FLOPs each.", ""] + lines
+    if st.get("left"):
+        lines = [f"**Cut short by `--budget {st['budget']:g}`**: {len(st['left'])} of the {len(st['sizes'])} shapes "
+                 f"were not timed ({', '.join(st['left'])}).", ""] + lines
     s = suite_summary(rows)
     if s["shapes"]:
         w = s["worst"]
@@ -431,7 +434,7 @@ def exit_now(code: int):
     os._exit(code)
 
 GPU_ONLY = ("sizes", "suite", "seed", "count", "precision", "peers", "reps", "tuned", "profiler", "max_seconds",
-            "update_results", "out")
+            "budget", "update_results", "out")
 
 def gpu_only_options(p: argparse.ArgumentParser, args) -> list[str]:
     "The options given (other than at their defaults) that only a run on a GPU can honour."
@@ -471,6 +474,9 @@ def bench_parser(peers, description: str) -> argparse.ArgumentParser:
     p.add_argument("--profiler", action="store_true", help="time with torch.profiler (cudamm.utils.measure_runtime)")
     p.add_argument("--max-seconds", type=float, default=10.0,
                    help="skip a kernel at a size where its warm-up and timed launches would take longer (default 10)")
+    p.add_argument("--budget", type=float, default=None, metavar="SECONDS",
+                   help="start no new shape once this many seconds have passed, then write what was timed and name "
+                        "the shapes left out (a run cut off by a time limit writes nothing)")
     where = p.add_mutually_exclusive_group()
     where.add_argument("--out", default=None,
                        help=f"folder for results.csv/.json and the plots (default: a new one, "

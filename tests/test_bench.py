@@ -297,3 +297,22 @@ def test_random_suite_writes_its_seed(fake_gpu, tmp_path, monkeypatch, capsys):
     assert main([*argv, "--out", str(tmp_path / "b")]) == 0
     assert "--seed 123456 --count 2" in capsys.readouterr().out and list(drawn) == [17, 123456]
     assert _strict_json(tmp_path / "b" / "results.json")["settings"]["seed"] == 123456
+
+
+@pytest.mark.skipif(not simulating(), reason="fakes the GPU path on the simulator")
+def test_a_budget_ends_a_run_early_and_it_writes_what_it_timed(fake_gpu, tmp_path, monkeypatch, capsys):
+    """--budget: no shape starts once it is spent (the first always runs); the files hold the shapes timed, and the
+    settings, the summary and what the run prints name those left out. A run cut off by a time limit writes nothing."""
+    from cudamm import bench
+    monkeypatch.setattr(bench, "random_suite", lambda seed, count: [(3, 5, 7), (4, 4, 4), (2, 9, 1)][:count])
+    assert main(["--suite", "random", "--seed", "5", "--count", "3", "--kernels", "naive", "--peers", "cublas",
+                 "--budget", "0", "--out", str(tmp_path), "--no-progress"]) == 0
+    assert "--budget 0 s spent: 2 of 3 shapes left out (4x4x4 2x9x1)" in capsys.readouterr().out
+    doc = _strict_json(tmp_path / "results.json")
+    assert {(r["m"], r["n"], r["k"]) for r in doc["results"]} == {(3, 5, 7)}
+    assert doc["settings"]["budget"] == 0 and doc["settings"]["left"] == ["4x4x4", "2x9x1"]
+    md = (tmp_path / "suite.md").read_text()
+    assert md.startswith("**Cut short by `--budget 0`**: 2 of the 3 shapes were not timed (4x4x4, 2x9x1).")
+    assert main(["--sizes", "8", "--kernels", "naive", "--peers", "cublas", "--budget", "0", "--out",
+                 str(tmp_path / "whole"), "--no-progress"]) == 0                  # nothing left out: no note
+    assert "left" not in _strict_json(tmp_path / "whole" / "results.json")["settings"]
