@@ -627,7 +627,7 @@ def _few_columns_long_k(n: int, k: int) -> bool:
 # H200's logs, the 8 timed all faster (95.0 → 96.0 % of the fastest timed), and took six shapes drawn afterwards in
 # that domain from 89.6 to 100 %; at any rows a block two of them, m = 4 and 5, got slower
 # (`benchmarks/experiments/small_products_h200/fit_fewrows_latency.txt`). A slice of k is as short a walk: at
-# 29×1×1449, 16 slices of 91, `fewrows` took 9.6 µs, priced 4.7 (`fit_fewcols_rows.txt`)
+# 29×1×1449, 16 slices of 91, `fewrows` took 9.6 µs, priced 4.7 (same folder, section 14 of its README)
 FEW_STEPS_FEWROWS_US = 3.0
 
 def _few_steps_many_rows(cfg, k: int) -> bool:
@@ -815,9 +815,10 @@ def _fewcols_offers(m: int, n: int, k: int) -> list[dict]:
 # %% ../../nbs/15_every_shape.ipynb #55c4f7s2
 def _fewcols_seconds(cfg, m: int, n: int, k: int, model) -> float:
     """A streamed once per block column of C; B once, or with blocks side by side their 8 columns once per block row
-    (32 bytes of each of B's rows; `fit_fewcols_rows.txt`); RW 16-byte loads of A in flight a thread (the general
-    build: four 4-byte ones); a warp's step is 128 k, so at k = 4 a 32nd of it is inside k (11245×6×4, H200: 6.4 µs,
-    `splitk` 5.2; `benchmarks/results/h200/random/tune_log_seed_1672717636_top24.json`); then the slices' sum."""
+    (32 bytes of each of B's rows; `benchmarks/experiments/small_products_h200/`, section 14); RW 16-byte loads of A
+    in flight a thread (the general build: four 4-byte ones); a warp's step is 128 k, so at k = 4 a 32nd of it is
+    inside k (11245×6×4, H200: 6.4 µs, `splitk` 5.2;
+    `benchmarks/results/h200/random/tune_log_seed_1672717636_top24.json`); then the slices' sum."""
     b_reads = cdiv(m, cfg.NW * cfg.RW) if n > cfg.NC else 1
     streamed = 4.0 * m * k * cdiv(n, cfg.NC) + 4.0 * k * n * b_reads
     busy = min(128, cdiv(k, cfg.SPLITK)) / 128                     # the share of a warp's step inside k
