@@ -15,7 +15,7 @@ the first, and with both, and prints each pick that changed. From the repository
 """
 import contextlib
 
-from fit_fixup import LOGS, SHIPPED, compare, set_values
+from fit_fixup import LOGS, SHIPPED, compare, picks
 from cudamm import dispatch
 from cudamm.kernels import get_kernel, shapes
 from cudamm.utils import cdiv
@@ -38,23 +38,17 @@ def prices(b_per_block_row: bool, steps_per_slice: bool):
     finally: FEWCOLS.cost, shapes._few_steps_many_rows = SHIPPED_COST, SHIPPED_STEPS
 
 
-def picks(gpu: str) -> dict:
-    dev = dispatch.KNOWN_GPUS[gpu]
-    return {r["shape"]: r for r in dispatch.replay(LOGS[gpu], lambda m, n, k: dispatch.model_choice(m, n, k, dev))}
-
-
 def shown(cfg: dict) -> str: return ", ".join(f"{k}={v}" for k, v in cfg.items() if k not in ("WM", "WN", "WNITER"))
 def us(ms) -> str: return f"{1e3 * ms:.2f} µs" if ms else "not timed"
 
 
 if __name__ == "__main__":
-    set_values(SHIPPED)                                 # fit_fixup sets its two prices to 0 on import
     steps = [("before", False, False), ("B once per block row", True, False), ("and few steps a slice", True, True)]
     for gpu in ("H200", "H100"):
         print(f"## {gpu}: {len(LOGS[gpu])} logs")
         before = None
         for label, b_rows, per_slice in steps:
-            with prices(b_rows, per_slice): now = picks(gpu)
+            with prices(b_rows, per_slice): now = picks(gpu, SHIPPED)      # the model's picks, replayed
             best = dispatch.share_of_best(list(now.values()))
             print(f"{label}: {100 * best['share']:.1f} % of the fastest timed ({best['timed']} of {best['shapes']} "
                   f"shapes timed), worst {100 * best['worst'][0]:.1f} % at {best['worst'][1]}")
