@@ -5,7 +5,8 @@ again where a change of the decisions was the point (issue 29: `table_choice` be
 k past 32 for a very long k, `fewcols` to n = 8; then only the tuner's shortlists, when `KernelSpec.explores` gave
 them chapter 14's pipeline on small tiles; and where the model's prices were fitted to the H200's tune logs: the
 16×32 tile, then `fewrows`' steps and the tail of a kernel whose last block adds the slices, then `fewcols`' B read
-once per block row side by side and `fewrows`' few steps counted on a slice of k)."""
+once per block row side by side and `fewrows`' few steps counted on a slice of k; then `fewcols`' loads in
+flight counted in its rows inside C and `fewrows`' few steps at n ≤ 64 priced dearer)."""
 import io, json, math, re, tokenize
 from pathlib import Path
 
@@ -143,16 +144,18 @@ def test_sliced_k_pays_for_adding_the_groups_sums():
 
 def test_fewrows_is_priced_no_faster_than_its_warps_steps_and_its_last_blocks_tail():
     """`fewrows` at a tiny product takes at least FEWROWS_STEP_US a step of a warp along k (U rows each), and
-    FEW_STEPS_FEWROWS_US more at 8 rows a block and 64 ≤ k < 512; a kernel that adds its slices in its last block
-    (`fixup`) pays FIXUP_US for it, one that adds them in a second kernel a launch."""
-    from cudamm.kernels.shapes import FEWROWS_STEP_US, FEW_STEPS_FEWROWS_US, FIXUP_US, split_sums_seconds
+    FEW_STEPS_FEWROWS_US more at 8 rows a block and 64 ≤ k < 512, and NARROW_FEW_STEPS_US more again at n ≤ 64; a
+    kernel that adds its slices in its last block (`fixup`) pays FIXUP_US for it, one that adds them in a second
+    kernel a launch."""
+    from cudamm.kernels.shapes import (FEWROWS_STEP_US, FEW_STEPS_FEWROWS_US, FIXUP_US, NARROW_FEW_STEPS_US,
+                                       split_sums_seconds)
     h200, fewrows = dispatch.KNOWN_GPUS["H200"], REGISTRY["fewrows"]
     for cfg, steps in [(dict(MT=8, NW=8, U=4, SPLITK=1), 13), (dict(MT=8, NW=4, U=8, SPLITK=2), 7)]:
         cfg = fewrows.check(cfg)
         est = dispatch.Estimate(h200, fewrows, cfg, 21, 2, 416)
         tail = split_sums_seconds(cfg, 21, 2, est)
         assert fewrows.cost(cfg, 21, 2, 416, est) == pytest.approx(
-            1e-6 * (FEWROWS_STEP_US * steps + FEW_STEPS_FEWROWS_US) + tail)
+            1e-6 * (FEWROWS_STEP_US * steps + FEW_STEPS_FEWROWS_US + NARROW_FEW_STEPS_US) + tail)
     assert tail == pytest.approx(est.copy_time(4.0 * 21 * 2 * 5) + 1e-6 * FIXUP_US)
     splitk = REGISTRY["splitk"]
     cfg = splitk.check(dict(splitk.defaults, SPLITK=2))
@@ -206,6 +209,42 @@ def test_fewcols_side_by_side_reads_its_8_columns_of_b_once_per_block_row():
     assert price(30, 8, 20000, RW=4) == price(30, 8, 20000, RW=1)        # one block column: the same bytes in flight
     pick = dispatch.model_choice(14, 41, 6431, h200)
     assert pick.kernel == "fewcols" and pick.config.RW == 4
+
+
+def test_fewrows_pays_more_for_a_few_steps_at_few_columns(monkeypatch):
+    """At n ≤ 64 and 64 to 511 of k a slice `fewrows` costs NARROW_FEW_STEPS_US more, at any rows a block (nowhere
+    else), so that the model takes the 16×32 tile at 19×22×161, where the H200 ran it faster (6.72 µs against
+    `fewrows`' 8.45; fit_idle_lanes.txt)."""
+    from cudamm.kernels import shapes
+    h200, fewrows = dispatch.KNOWN_GPUS["H200"], REGISTRY["fewrows"]
+    def price(cfg, m, n, k): return fewrows.cost(cfg, m, n, k, dispatch.Estimate(h200, fewrows, cfg, m, n, k))
+    four, sliced = fewrows.check(dict(MT=4, NW=16, U=8, SPLITK=1)), fewrows.check(dict(MT=8, NW=8, U=8, SPLITK=16))
+    shapes_ = [(four, 6, 64, 161), (four, 6, 64, 511), (four, 6, 65, 161), (four, 6, 64, 63), (four, 6, 64, 512),
+               (sliced, 29, 1, 1449), (sliced, 29, 1, 16 * 512)]
+    shipped, us = [price(*s) for s in shapes_], shapes.NARROW_FEW_STEPS_US
+    assert dispatch.model_choice(19, 22, 161, h200).kernel == "pipelined"
+    monkeypatch.setattr(shapes, "NARROW_FEW_STEPS_US", 0.0)
+    assert dispatch.model_choice(19, 22, 161, h200).kernel == "fewrows"              # the pick before
+    assert us > 0 and [a - price(*s) for a, s in zip(shipped, shapes_)] == pytest.approx(
+        [1e-6 * us, 1e-6 * us, 0, 0, 0, 1e-6 * us, 0], abs=1e-12)
+
+
+def test_fewcols_counts_loads_in_flight_in_its_rows_inside_c(monkeypatch):
+    """A block's warps past m load nothing: `fewcols` counts in flight only the grid's rows inside C, no fewer than
+    LEAST_ROWS_COUNTED of them, so that at m = 6 it prices 4 rows a warp no faster than 1 and takes 1, as the H200
+    ran it faster (4.61 µs, 4 rows a warp 5.68), and keeps the dot product on `fewcols` (fit_idle_lanes.txt)."""
+    from cudamm.kernels import shapes
+    fewcols, h200 = REGISTRY["fewcols"], dispatch.KNOWN_GPUS["H200"]
+    def price(m, n, k, **cfg):
+        cfg = fewcols.check(dict(NC=1, NW=4, SPLITK=1, **cfg))
+        return fewcols.cost(cfg, m, n, k, dispatch.Estimate(h200, fewcols, cfg, m, n, k))
+    assert price(6, 1, 283, RW=1) == price(6, 1, 283, RW=4)          # as many loads in flight: the first offer
+    pick = dispatch.model_choice(6, 1, 283, h200)
+    assert pick.kernel == "fewcols" and pick.config.RW == 1
+    assert dispatch.model_choice(1, 1, 65536, h200).kernel == "fewcols"
+    full = price(4096, 1, 283, RW=4)                                  # every row inside C: as before
+    monkeypatch.setattr(shapes, "LEAST_ROWS_COUNTED", 1.0)             # every row of the grid counted
+    assert price(4096, 1, 283, RW=4) == full and price(6, 1, 283, RW=4) < price(6, 1, 283, RW=1)
 
 
 def test_fewrows_at_few_columns_and_a_long_k_is_priced_slower(monkeypatch):

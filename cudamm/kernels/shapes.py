@@ -8,11 +8,11 @@ Docs: https://cudamm.github.io/cudamm/every_shape.html.md"""
 __all__ = ['TILES', 'SPLITS', 'SUM_THREADS', 'SUM_SIGNATURE', 'FIXUP_SIGNATURE', 'sum_slices', 'KEEP_BYTES', 'KEEP_BUFFERS',
            'copy_padded', 'SPLITK_CONSTRAINTS', 'DEEP_SPLITS', 'FIXUP_US', 'COPY_BYTES_IN_FLIGHT', 'splitk_spec',
            'ROWS16', 'SIXTEEN_ROWS_OFFERED', 'NARROW', 'THIN', 'FEWROWS_STEP_US', 'NARROW_FEWROWS_SLOWDOWN',
-           'FEW_STEPS_FEWROWS_US', 'fewrows_spec', 'fewcols_spec', 'SplitKSource', 'splitk_source', 'tile_config',
-           'splitk', 'sum_geometry', 'workspace', 'counters', 'add_slices_in_last_block', 'SplitKSpec', 'copy_geometry',
-           'padded', 'PadSpec', 'offered_splits', 'summed_in_a_row', 'split_sums_seconds', 'padded_copies_seconds',
-           'small_pipelines', 'sixteen_rows', 'narrow_tiles', 'thin_tiles', 'FewRowsSource', 'fewrows', 'FewColsSource',
-           'FewColsSpec', 'fewcols']
+           'FEW_STEPS_FEWROWS_US', 'NARROW_FEW_STEPS_US', 'fewrows_spec', 'LEAST_ROWS_COUNTED', 'fewcols_spec',
+           'SplitKSource', 'splitk_source', 'tile_config', 'splitk', 'sum_geometry', 'workspace', 'counters',
+           'add_slices_in_last_block', 'SplitKSpec', 'copy_geometry', 'padded', 'PadSpec', 'offered_splits',
+           'summed_in_a_row', 'split_sums_seconds', 'padded_copies_seconds', 'small_pipelines', 'sixteen_rows',
+           'narrow_tiles', 'thin_tiles', 'FewRowsSource', 'fewrows', 'FewColsSource', 'FewColsSpec', 'fewcols']
 
 # %% ../../nbs/15_every_shape.ipynb #e9c44087
 import collections, contextlib, dataclasses, functools, threading
@@ -634,18 +634,28 @@ def _few_steps_many_rows(cfg, k: int) -> bool:
     "8 or 16 rows a block and 64 to 511 of k a slice: where `fewrows` pays `FEW_STEPS_FEWROWS_US` more."
     return cfg.MT >= 8 and 64 <= cdiv(k, cfg.SPLITK) < 512
 
+# At n ≤ 64 (most of a block's 128 columns past n: their lanes only wait) those few steps cost 2 µs more at any rows
+# a block: the H200's logs timed them 4.1 µs past their price at the median there, 0.2 at n > 64. With `fewcols`'
+# rows inside C (below) it changes 10 picks among the 164 products of those logs, 9 faster, none slower (19×22×161:
+# `fewrows` 8.45 µs → the 16×32 tile 6.72; `benchmarks/experiments/small_products_h200/fit_idle_lanes.txt`)
+NARROW_FEW_STEPS_US = 2.0
+
+def _narrow_few_steps(cfg, n: int, k: int) -> bool:
+    "n ≤ 64 and 64 to 511 of k a slice: where `fewrows` pays `NARROW_FEW_STEPS_US` more."
+    return n <= 64 and 64 <= cdiv(k, cfg.SPLITK) < 512
+
 # %% ../../nbs/15_every_shape.ipynb #f3wr0wst
 def _fewrows_seconds(cfg, m: int, n: int, k: int, model) -> float:
     """B streamed once per block row of C and A once, U 16-byte rows of B in flight a thread of the warps that have
     rows of k (at k = 12, 3 of 8 warps of U = 4: the others only wait), but no faster than a warp's steps one after
-    another; a few steps of 8 or 16 rows a block dearer; then the slices' sum."""
+    another; a few steps of 8 or 16 rows a block, or of a few columns, dearer; then the slices' sum."""
     streamed = 4.0 * k * n * cdiv(m, cfg.MT) + 4.0 * m * k
     busy = min(cfg.NW, cdiv(cdiv(k, cfg.SPLITK), cfg.U)) / cfg.NW     # the share of the block's warps with work
     steps = cdiv(cdiv(k, cfg.SPLITK), cfg.NW * cfg.U)                  # a warp's, one after another
     slowdown = NARROW_FEWROWS_SLOWDOWN if _few_columns_long_k(n, k) else 1.0
-    few_steps = 1e-6 * FEW_STEPS_FEWROWS_US if _few_steps_many_rows(cfg, k) else 0.0
+    few_steps = FEW_STEPS_FEWROWS_US * _few_steps_many_rows(cfg, k) + NARROW_FEW_STEPS_US * _narrow_few_steps(cfg, n, k)
     return (slowdown * max(model.streaming(streamed, 16 * cfg.U, busy), 1e-6 * FEWROWS_STEP_US * steps)
-            + few_steps + split_sums_seconds(cfg, m, n, model))
+            + 1e-6 * few_steps + split_sums_seconds(cfg, m, n, model))
 
 fewrows_spec = register(SplitKSpec(
     "fewrows", "15_every_shape", fewrows, dict(MT=4, NW=4, U=4, SPLITK=2),
@@ -813,15 +823,23 @@ def _fewcols_offers(m: int, n: int, k: int) -> list[dict]:
             and (c["SPLITK"] == 1 or k // c["SPLITK"] >= 256)]
 
 # %% ../../nbs/15_every_shape.ipynb #55c4f7s2
+# A block's warps past m load nothing: at m = 6, 16 rows a block keep as many loads in flight as 4 rows a block (two
+# blocks), but on one SM, and ran slower (6×1×283, H200: 5.68 µs, 4.61). Count the grid's rows inside C, but no less
+# than a quarter of them: an eighth prices the dot product 1×1×65536 off `fewcols` (12.3 µs) onto `fewrows` (15.4;
+# `benchmarks/experiments/small_products_h200/fit_idle_lanes.txt`, with `NARROW_FEW_STEPS_US` above)
+LEAST_ROWS_COUNTED = 0.25
+
 def _fewcols_seconds(cfg, m: int, n: int, k: int, model) -> float:
     """A streamed once per block column of C; B once, or with blocks side by side their 8 columns once per block row
     (32 bytes of each of B's rows; `benchmarks/experiments/small_products_h200/`, section 14); RW 16-byte loads of A
-    in flight a thread (the general build: four 4-byte ones); a warp's step is 128 k, so at k = 4 a 32nd of it is
+    in flight a thread of the rows inside C (the general build: four 4-byte ones; `LEAST_ROWS_COUNTED` at least);
+    a warp's step is 128 k, so at k = 4 a 32nd of it is
     inside k (11245×6×4, H200: 6.4 µs, `splitk` 5.2;
     `benchmarks/results/h200/random/tune_log_seed_1672717636_top24.json`); then the slices' sum."""
     b_reads = cdiv(m, cfg.NW * cfg.RW) if n > cfg.NC else 1
     streamed = 4.0 * m * k * cdiv(n, cfg.NC) + 4.0 * k * n * b_reads
-    busy = min(128, cdiv(k, cfg.SPLITK)) / 128                     # the share of a warp's step inside k
+    rows = cdiv(m, cfg.NW * cfg.RW) * cfg.NW * cfg.RW                 # the grid's rows of C, some past m
+    busy = min(128, cdiv(k, cfg.SPLITK)) / 128 * max(m / rows, LEAST_ROWS_COUNTED)   # shares of a step inside k, C
     return model.streaming(streamed, 16 * cfg.RW, busy) + split_sums_seconds(cfg, m, n, model)
 
 fewcols_spec = register(FewColsSpec(

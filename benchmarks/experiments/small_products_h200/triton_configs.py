@@ -4,6 +4,8 @@ through `verify_then_time` (checked against float64 into an output poisoned with
 launches, CUDA events, L2 flushed before each), beside `cudamm.matmul`'s (dispatch's choice) and cuBLAS's (TF32 off).
 
     python3 benchmarks/experiments/small_products_h200/triton_configs.py | tee triton_configs_<gpu>.txt
+
+or at other shapes: `triton_configs.py 6798x37x288 19x22x161`.
 """
 import sys
 from cudamm import compat, matmul
@@ -17,8 +19,9 @@ if __name__ == "__main__":
     if not compat.gpu_available(): sys.exit("needs a CUDA GPU and Triton")
     from cudamm.bench import environment_line
     from cudamm.peers import triton_fp32, matmul_kernel
+    from cudamm.dispatch_model import parse_size
     print(environment_line(), flush=True)
-    for m, n, k in SHAPES:
+    for m, n, k in [parse_size(a) for a in sys.argv[1:]] or SHAPES:
         a, b, c = gpu_inputs(m, n, k, seed=1); ref = reference(to_h(a), to_h(b))
         t = verify_then_time(lambda: triton_fp32(a, b, c), c, ref, warmup=5, reps=30)
         best = matmul_kernel.best_config
