@@ -6,7 +6,8 @@ k past 32 for a very long k, `fewcols` to n = 8; then only the tuner's shortlist
 them chapter 14's pipeline on small tiles; and where the model's prices were fitted to the H200's tune logs: the
 16×32 tile, then `fewrows`' steps and the tail of a kernel whose last block adds the slices, then `fewcols`' B read
 once per block row side by side and `fewrows`' few steps counted on a slice of k; then `fewcols`' loads in
-flight counted in its rows inside C and `fewrows`' few steps at n ≤ 64 priced dearer)."""
+flight counted in its rows inside C and `fewrows`' few steps at n ≤ 64 priced dearer, and `splitk`'s 64×16 tile
+offered for 9 to 16 columns)."""
 import io, json, math, re, tokenize
 from pathlib import Path
 
@@ -245,6 +246,19 @@ def test_fewcols_counts_loads_in_flight_in_its_rows_inside_c(monkeypatch):
     full = price(4096, 1, 283, RW=4)                                  # every row inside C: as before
     monkeypatch.setattr(shapes, "LEAST_ROWS_COUNTED", 1.0)             # every row of the grid counted
     assert price(4096, 1, 283, RW=4) == full and price(6, 1, 283, RW=4) < price(6, 1, 283, RW=1)
+
+
+def test_splitk_offers_its_64x16_tile_for_9_to_16_columns():
+    """For 8 < n ≤ 16 `splitk` offers the model its 64×16 tile in each offered split, priced at the unknown tile's
+    efficiency; the model takes it where the H200 ran it faster than the 64×32 tile (fit_narrow_offer.txt:
+    6273×13×8696 141.98 µs against 155.12) and nowhere outside those columns."""
+    from cudamm.kernels.shapes import NARROW, narrow_tiles
+    splitk, h200 = REGISTRY["splitk"], dispatch.KNOWN_GPUS["H200"]
+    narrow = lambda m, n, k: [c for c in splitk.offers(m, n, k) if c["BN"] == 16]
+    assert narrow(6273, 13, 8696) == narrow_tiles(6273, 13, 8696) != []
+    assert narrow(6273, 8, 8696) == narrow(6273, 17, 8696) == []
+    pick = dispatch.model_choice(6273, 13, 8696, h200)
+    assert pick.kernel == "splitk" and {k: pick.config[k] for k in NARROW} == NARROW
 
 
 def test_fewrows_at_few_columns_and_a_long_k_is_priced_slower(monkeypatch):

@@ -8,7 +8,8 @@
    128 columns are past n, and the tune logs timed it a few µs past its price there (printed first).
 
 It replays the model's picks (`dispatch.replay`) over every H200 and H100 tune log with the prices as they were, with
-each change alone and with both, and prints each pick that changed. From the repository root:
+each change alone and with both, and prints each pick that changed; `splitk` offers what it offered then (before
+section 16's 64×16 tile). From the repository root:
 
     python benchmarks/experiments/small_products_h200/fit_idle_lanes.py \\
         | tee benchmarks/experiments/small_products_h200/fit_idle_lanes.txt
@@ -51,6 +52,15 @@ def shown(cfg: dict) -> str: return ", ".join(f"{k}={v}" for k, v in cfg.items()
 def us(ms) -> str: return f"{1e3 * ms:.2f} µs" if ms else "not timed"
 
 
+def print_changes(before: dict, now: dict):
+    "Each pick that changed, with its time before and after (the tune logs')."
+    for s, r in now.items():
+        b = before[s]
+        if (r["kernel"], r["config"]) != (b["kernel"], b["config"]):
+            print(f"  {'×'.join(map(str, s))}: {b['kernel']} {shown(b['config'])} {us(b['ms'])} -> "
+                  f"{r['kernel']} {shown(r['config'])} {us(r['ms'])}")
+
+
 def line(label: str, gpu: str, before: dict, values) -> dict:
     with prices(values): now = picks(gpu, SHIPPED)
     best = dispatch.share_of_best(list(now.values()))
@@ -61,6 +71,7 @@ def line(label: str, gpu: str, before: dict, values) -> dict:
 
 
 if __name__ == "__main__":
+    get_kernel("splitk").offers = shapes._splitk_offers   # as chapter 15 was then: before the 64×16 tile's offer
     print("H200 logs, prices as before: fewrows' measured minus priced time (µs) under 30 µs")
     for key, gaps in sorted(narrow_gaps().items()):
         print(f"  {key[0]}, {key[1]}: {len(gaps)} timed, median {statistics.median(gaps):.1f}")
@@ -74,12 +85,7 @@ if __name__ == "__main__":
             line(f"fewcols' rows inside C, ≥ {least}", gpu, before, (least, 0.0))
         for extra in (1.0, 1.5, 2.0, 3.0):
             line(f"fewrows' narrow few steps +{extra} µs", gpu, before, (1.0, extra))
-        now = line(f"both, as shipped {AS_SHIPPED}", gpu, before, AS_SHIPPED)
-        for s, r in now.items():
-            b = before[s]
-            if (r["kernel"], r["config"]) != (b["kernel"], b["config"]):
-                print(f"  {'×'.join(map(str, s))}: {b['kernel']} {shown(b['config'])} {us(b['ms'])} -> "
-                      f"{r['kernel']} {shown(r['config'])} {us(r['ms'])}")
+        print_changes(before, line(f"both, as shipped {AS_SHIPPED}", gpu, before, AS_SHIPPED))
         with prices((0.125, AS_SHIPPED[1])): low = picks(gpu, SHIPPED)
         dot = low.get((1, 1, 65536))
         if dot: print(f"  at an eighth of the rows, 1×1×65536 takes {dot['kernel']} {shown(dot['config'])} {us(dot['ms'])}")
