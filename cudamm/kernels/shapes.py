@@ -636,9 +636,11 @@ def _few_columns_long_k(n: int, k: int) -> bool:
 # 29×1×1449, 16 slices of 91, `fewrows` took 9.6 µs, priced 4.7 (same folder, section 14 of its README)
 FEW_STEPS_FEWROWS_US = 3.0
 
+def _few_steps(cfg, k: int) -> bool: return 64 <= cdiv(k, cfg.SPLITK) < 512     # of k a slice
+
 def _few_steps_many_rows(cfg, k: int) -> bool:
     "8 or 16 rows a block and 64 to 511 of k a slice: where `fewrows` pays `FEW_STEPS_FEWROWS_US` more."
-    return cfg.MT >= 8 and 64 <= cdiv(k, cfg.SPLITK) < 512
+    return cfg.MT >= 8 and _few_steps(cfg, k)
 
 # At n ≤ 64 (most of a block's 128 columns past n: their lanes only wait) those few steps cost 2 µs more at any rows
 # a block: the H200's logs timed them 4.1 µs past their price at the median there, 0.2 at n > 64. With `fewcols`'
@@ -648,7 +650,7 @@ NARROW_FEW_STEPS_US = 2.0
 
 def _narrow_few_steps(cfg, n: int, k: int) -> bool:
     "n ≤ 64 and 64 to 511 of k a slice: where `fewrows` pays `NARROW_FEW_STEPS_US` more."
-    return n <= 64 and 64 <= cdiv(k, cfg.SPLITK) < 512
+    return n <= 64 and _few_steps(cfg, k)
 
 # %% ../../nbs/15_every_shape.ipynb #f3wr0wst
 def _fewrows_seconds(cfg, m: int, n: int, k: int, model) -> float:
@@ -842,10 +844,11 @@ def _fewcols_seconds(cfg, m: int, n: int, k: int, model) -> float:
     a warp's step is 128 k, so at k = 4 a 32nd of it is
     inside k (11245×6×4, H200: 6.4 µs, `splitk` 5.2;
     `benchmarks/results/h200/random/tune_log_seed_1672717636_top24.json`); then the slices' sum."""
-    b_reads = cdiv(m, cfg.NW * cfg.RW) if n > cfg.NC else 1
+    block_rows = cdiv(m, cfg.NW * cfg.RW)
+    b_reads = block_rows if n > cfg.NC else 1
     streamed = 4.0 * m * k * cdiv(n, cfg.NC) + 4.0 * k * n * b_reads
-    rows = cdiv(m, cfg.NW * cfg.RW) * cfg.NW * cfg.RW                 # the grid's rows of C, some past m
-    busy = min(128, cdiv(k, cfg.SPLITK)) / 128 * max(m / rows, LEAST_ROWS_COUNTED)   # shares of a step inside k, C
+    inside = max(m / (block_rows * cfg.NW * cfg.RW), LEAST_ROWS_COUNTED)   # the share of the grid's rows inside C
+    busy = min(128, cdiv(k, cfg.SPLITK)) / 128 * inside                     # and of a warp's step inside k
     return model.streaming(streamed, 16 * cfg.RW, busy) + split_sums_seconds(cfg, m, n, model)
 
 fewcols_spec = register(FewColsSpec(
