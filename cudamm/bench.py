@@ -25,7 +25,7 @@ from .kernels.core import Status, Device, TOLERANCE, check_precision
 from .bench_harness import (
     MATMUL, FIELDS, FRONT_SIZES, RESULTS, FRESH, GPU_ONLY, to_records, write_results, load_results, plot_results,
     results_markdown, suite_groups, suite_rows, suite_summary, suite_markdown, plot_suite, output_dir, copy_bandwidth,
-    pct_of, best_peers, gpu_only_options, bench_parser, exit_now)
+    pct_of, best_peers, gpu_only_options, bench_parser, resume_run, resumed, exit_now)
 _all_ = ["MATMUL", "FIELDS", "FRONT_SIZES", "RESULTS", "FRESH", "GPU_ONLY", "to_records", "write_results",
          "load_results", "plot_results", "results_markdown", "suite_groups", "suite_rows", "suite_summary",
          "suite_markdown", "plot_suite", "output_dir", "copy_bandwidth", "best_peers"]
@@ -237,8 +237,9 @@ def _simulator_check(p, args) -> int:
     return 0 if all(r.status is Status.ok for r in results) else 1
 
 # %% ../nbs/13_bench.ipynb #ab4568a5
-def _run(args, sizes, argv) -> list[Result]:
-    "The command on a GPU: the sweep, its files (and the suite's) in the folder `output_dir` picks; the results."
+def _run(args, sizes, argv, earlier=None) -> list[Result]:
+    """The command on a GPU: the sweep, its files (and the suite's) in the folder `output_dir` picks; the results.
+    `earlier`: the results document of the run `--resume` continues, written again with these results added."""
     if args.suite and not args.kernels: args.kernels = [MATMUL]
     if args.precision != "ieee" and not args.kernels:            # matmul at that precision, and its own kernels
         args.kernels = [MATMUL] + [nm for nm, spec in REGISTRY.items() if spec.precision == args.precision]
@@ -264,7 +265,8 @@ def _run(args, sizes, argv) -> list[Result]:
                     **(dict(budget=args.budget, left=left) if left else {}),
                     command=" ".join(["cudamm-bench", *(argv or sys.argv[1:])]))
     env = {**env, **gpu_clocks(), "copy_bandwidth_gbs": round(bandwidth, 1)}
-    paths = write_results(results, out, settings, env=env)
+    recs, settings = resumed(earlier, results, settings, env) if earlier else (results, settings)
+    paths = write_results(recs, out, settings, env=earlier["environment"] if earlier else env)
     if args.suite:
         paths["suite_plot"] = plot_suite(paths["json"], out)
         (out / "suite.md").write_text(suite_markdown(paths["json"])); paths["suite_md"] = out / "suite.md"
@@ -284,6 +286,7 @@ def main(argv=None) -> int:
         return 0
     try: sizes = [parse_size(s) for s in args.sizes] if args.sizes else SUITE_SIZES if args.suite else DEFAULT_SIZES
     except ValueError as e: p.error(str(e))
+    earlier, sizes = resume_run(p, args) if args.resume else (None, sizes)   # its suite, settings and shapes left
     if args.suite != "random" and (args.seed is not None or args.count != p.get_default("count")):
         p.error("--seed and --count choose the shapes of --suite random: give it too, or leave them out")
     if args.suite == "random" and args.sizes: p.error("--suite random draws its shapes: leave --sizes out")
@@ -301,12 +304,12 @@ def main(argv=None) -> int:
     if args.update_results and not RESULTS.is_dir():
         p.error(f"--update-results writes the committed {RESULTS}/, and there is none here: run it from the root of a "
                 "clone of the repository")
-    if args.suite == "random":
+    if args.suite == "random" and earlier is None:
         if args.seed is None: args.seed = secrets.randbits(32)            # the system's entropy: a seed no one chose
         sizes = random_suite(args.seed, args.count)
         drawn = ", ".join("x".join(map(str, s)) for s in sizes)
         print(f"--suite random --seed {args.seed} --count {args.count}: {drawn}")
-    bad = [r for r in _run(args, sizes, argv) if r.status in (Status.failed, Status.wrong)]
+    bad = [r for r in _run(args, sizes, argv, earlier) if r.status in (Status.failed, Status.wrong)]
     for r in bad: print(f"{r.kernel} at {r.m}×{r.n}×{r.k}: {r.outcome}", file=sys.stderr)
     if args.profiler and argv is None: exit_now(1 if bad else 0)   # the command, not a call from Python
     return 1 if bad else 0

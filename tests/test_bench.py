@@ -205,7 +205,7 @@ def test_bench_reexports_the_harness():
     "The harness (appendix 97) is importable from cudamm.bench, name for name; it imports nothing of cudamm.bench."
     from cudamm import bench, bench_harness
     helpers = {"FAMILIES", "OTHERS", "PEER_COLOURS", "kernel_families", "pct_of", "gpu_only_options", "bench_parser",
-               "exit_now", "gpu_short_name"}
+               "exit_now", "gpu_short_name", "RESUMED", "resume_run", "resumed"}
     assert set(bench_harness.__all__) - helpers <= set(bench.__all__)          # the command's own helpers stay there
     for name in bench.__all__: assert hasattr(bench, name), name
     assert bench.write_results is bench_harness.write_results and bench.MATMUL == "cudamm.matmul"
@@ -316,3 +316,34 @@ def test_a_budget_ends_a_run_early_and_it_writes_what_it_timed(fake_gpu, tmp_pat
     assert main(["--sizes", "8", "--kernels", "naive", "--peers", "cublas", "--budget", "0", "--out",
                  str(tmp_path / "whole"), "--no-progress"]) == 0                  # nothing left out: no note
     assert "left" not in _strict_json(tmp_path / "whole" / "results.json")["settings"]
+
+
+@pytest.mark.skipif(not simulating(), reason="fakes the GPU path on the simulator")
+def test_resume_times_what_a_budget_left_out_into_one_run(fake_gpu, tmp_path, monkeypatch, capsys):
+    """--resume FOLDER: the shapes a --budget left out, timed with that run's suite, kernels and settings and written
+    back with the others: one run (its shapes, none left out, each call's command and date in `parts`). A folder with
+    nothing left out or no results, or an option that would change the run: an error that says so."""
+    from cudamm import bench
+    monkeypatch.setattr(bench, "random_suite", lambda seed, count: [(3, 5, 7), (4, 4, 4), (2, 9, 1)][:count])
+    run = ["--suite", "random", "--seed", "5", "--count", "3", "--kernels", "naive", "--peers", "cublas"]
+    assert main([*run, "--budget", "0", "--out", str(tmp_path), "--no-progress"]) == 0
+    assert main(["--resume", str(tmp_path), "--budget", "0", "--no-progress"]) == 0        # one more shape
+    st = _strict_json(tmp_path / "results.json")["settings"]
+    assert st["left"] == ["2x9x1"] and len(st["parts"]) == 2
+    assert main(["--resume", str(tmp_path), "--no-progress"]) == 0                         # the last one
+    doc = _strict_json(tmp_path / "results.json")
+    st = doc["settings"]
+    assert "left" not in st and "budget" not in st and st["sizes"] == ["3x5x7", "4x4x4", "2x9x1"] and st["seed"] == 5
+    assert [part["command"].split()[1] for part in st["parts"]] == ["--suite", "--resume", "--resume"]
+    assert sorted((r["kernel"], r["m"], r["n"], r["k"]) for r in doc["results"]) == sorted(
+        (kernel, *s) for kernel in ("naive", "cuBLAS fp32") for s in [(3, 5, 7), (4, 4, 4), (2, 9, 1)])
+    md = (tmp_path / "suite.md").read_text()
+    assert md.startswith("Timed in 3 calls, each after the first resuming the one before") and "Cut short" not in md
+    assert all(f"| random (seed 5) | {shape} |" in md for shape in ("3×5×7", "4×4×4", "2×9×1"))
+    capsys.readouterr()
+    for argv, says in (([], "that run left no shape out"), (["--seed", "6"], "leave --seed out"),
+                       (["--kernels", "smem"], "leave --kernels out")):
+        with pytest.raises(SystemExit): main(["--resume", str(tmp_path), *argv])
+        assert says in capsys.readouterr().err
+    with pytest.raises(SystemExit): main(["--resume", str(tmp_path / "nothing")])
+    assert "no results.json there" in capsys.readouterr().err

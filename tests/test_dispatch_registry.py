@@ -7,7 +7,7 @@ them chapter 14's pipeline on small tiles; and where the model's prices were fit
 16×32 tile, then `fewrows`' steps and the tail of a kernel whose last block adds the slices, then `fewcols`' B read
 once per block row side by side and `fewrows`' few steps counted on a slice of k; then `fewcols`' loads in
 flight counted in its rows inside C and `fewrows`' few steps at n ≤ 64 priced dearer, and `splitk`'s 64×16 tile
-offered for 9 to 16 columns)."""
+offered for 9 to 16 columns; then its thin tiles, 32×128 and 128×32, offered for 17 to 32 rows or columns)."""
 import io, json, math, re, tokenize
 from pathlib import Path
 
@@ -259,6 +259,21 @@ def test_splitk_offers_its_64x16_tile_for_9_to_16_columns():
     assert narrow(6273, 8, 8696) == narrow(6273, 17, 8696) == []
     pick = dispatch.model_choice(6273, 13, 8696, h200)
     assert pick.kernel == "splitk" and {k: pick.config[k] for k in NARROW} == NARROW
+
+
+def test_splitk_offers_its_thin_tiles_for_17_to_32_rows_or_columns():
+    """For 16 < m ≤ 32 (16 < n ≤ 32) `splitk` offers the model its 32×128 (128×32) tile in each offered split; on the
+    H200 the model takes them where they ran faster than what it took before (fit_thin_offer.txt: 22×1952×11932
+    59.18 µs against `fewrows`' 103.36, 6185×26×8299 147.71 against the 64×32 tile's 154.34)."""
+    from cudamm.kernels.shapes import THIN, thin_tiles
+    splitk, h200 = REGISTRY["splitk"], dispatch.KNOWN_GPUS["H200"]
+    thin = lambda m, n, k: [c for c in splitk.offers(m, n, k) if (c["BM"], c["BN"]) in ((32, 128), (128, 32))]
+    assert thin(22, 1952, 11932) == thin_tiles(22, 1952, 11932) != []
+    assert thin(6185, 26, 8299) == thin_tiles(6185, 26, 8299) != []
+    assert thin(16, 1952, 11932) == thin(33, 1952, 11932) == thin(6185, 33, 8299) == []
+    for (m, n, k), tile in (((22, 1952, 11932), "32x128"), ((6185, 26, 8299), "128x32")):
+        pick = dispatch.model_choice(m, n, k, h200)
+        assert pick.kernel == "splitk" and {key: pick.config[key] for key in THIN[tile]} == THIN[tile]
 
 
 def test_fewrows_at_few_columns_and_a_long_k_is_priced_slower(monkeypatch):

@@ -84,13 +84,19 @@ def test_narrow_tiles_are_offered_and_explored():
     assert any(name == "splitk" and c.BN == 16 for name, c in tuned)
 
 
-def test_thin_tiles_are_explored_not_offered():
-    "32×128 and 128×32 tiles at 17 to 32 rows or columns: `cudamm-tune` times them, the model never picks them."
+def test_thin_tiles_are_offered_and_explored():
+    """32×128 and 128×32 tiles at 17 to 32 rows or columns: offered to the model (at `TILE_EFFICIENCY` 0.45) and
+    timed by `cudamm-tune` at every offered split; nowhere else."""
+    from cudamm.kernels.shapes import TILE_EFFICIENCY
     spec = get_kernel("splitk")
     assert {(c["BM"], c["BN"]) for c in spec.explores(32, 4096, 65536)} == {(32, 128)}
     assert {(c["BM"], c["BN"]) for c in spec.explores(4096, 24, 9133)} == {(128, 32)}
     assert not spec.explores(16, 4096, 4096) and not spec.explores(33, 4096, 4096)
-    assert not [c for name, c in dispatch.candidates(32, 4096, 65536) if name == "splitk" and c.BM == 32 and c.BN == 128]
+    thin = lambda m, n, k: [c for name, c in dispatch.candidates(m, n, k) if name == "splitk" and 32 in (c.BM, c.BN)
+                            and 128 in (c.BM, c.BN)]
+    assert thin(32, 4096, 65536) and thin(4096, 24, 9133)
+    assert not thin(16, 4096, 4096) and not thin(33, 4096, 4096) and not thin(4096, 33, 4096)
+    assert TILE_EFFICIENCY[32, 128] == TILE_EFFICIENCY[128, 32] == 0.45
 
 
 def test_sixteen_row_tiles_are_explored_and_one_is_offered():

@@ -483,16 +483,11 @@ NARROW = dict(BM=64, BN=16, WM=32, WN=16, WNITER=1, TM=4, TN=4, MINB=8)     # 64
 def narrow_tiles(m: int, n: int, k: int) -> list[dict]:
     """`splitk` on a 64×16 tile, for 9 to 16 columns, each offered split of k: there the 64×32 and 32×32 tiles
     compute up to twice the columns C has (13323×15×12581 on an H200: 685 µs on a 64×32 tile, cuBLAS 391;
-    `benchmarks/results/h200/random/seed_1124231177/`). Offered, and priced at the efficiency of a tile nobody
-    measured (appendix 98): over the H200's tune logs that changes 2 picks, both faster (4096×16×4096 49.42 →
+    `benchmarks/results/h200/random/seed_1124231177/`). Priced at the efficiency of a tile nobody measured
+    (appendix 98): over the H200's tune logs, offering it changed 2 picks, both faster (4096×16×4096 49.42 →
     39.34 µs, 6273×13×8696 155.12 → 141.98; `benchmarks/experiments/small_products_h200/fit_narrow_offer.txt`)."""
     if not 8 < n <= 16: return []
     return [{**NARROW, "BK": 16, "SPLITK": s, "PAD": False} for s in offered_splits(m, n, k, shortest=128)]
-
-def _splitk_offers_and_narrow(m: int, n: int, k: int) -> list[dict]:
-    return _splitk_offers(m, n, k) + narrow_tiles(m, n, k)
-
-get_kernel("splitk").offers = _splitk_offers_and_narrow
 
 THIN = {   # 128 threads, 32 results each: 32 rows (or columns) in one tile, where a 64-wide tile computes twice C's
     "32x128": dict(BM=32, BN=128, WM=32, WN=32, WNITER=2, TM=4, TN=4, MINB=4),
@@ -501,13 +496,21 @@ THIN = {   # 128 threads, 32 results each: 32 rows (or columns) in one tile, whe
 def thin_tiles(m: int, n: int, k: int) -> list[dict]:
     """`narrow_tiles`, and for 17 to 32 rows (or columns) a 32×128 (128×32) tile, each offered split of k. There the
     64-row tiles compute up to twice the rows C has and the 32×32 tile is the least efficient one: 32×4096×65536
-    took 760 µs on a 64×128 tile with 12 slices on an H200, cuBLAS 443 (`benchmarks/experiments/model_registers/`).
-    The 32-wide ones are untimed: the model does not price them, `cudamm-tune` measures them."""
+    took 760 µs on a 64×128 tile with 12 slices on an H200, cuBLAS 443 (`benchmarks/experiments/model_registers/`)."""
     thin = [(THIN["32x128"], 16 < m <= 32), (THIN["128x32"], 16 < n <= 32)]
     return narrow_tiles(m, n, k) + [{**tile, "BK": 16, "SPLITK": s, "PAD": False}
                                     for tile, fits in thin if fits for s in offered_splits(m, n, k, shortest=128)]
 
-get_kernel("splitk").explores = thin_tiles
+# Both thin tiles at 0.45 of the FP32 peak, between the 32×32 tile's 0.36 and the 64×128's 0.735: the value at which
+# the model's picks among the H200's logged products came out fastest (0.4 and 0.5 were slower; 22×1952×11932:
+# `fewrows` 103.4 µs → 32×128 in 32 slices 59.2; `benchmarks/experiments/small_products_h200/fit_thin_offer.txt`)
+TILE_EFFICIENCY[32, 128] = TILE_EFFICIENCY[128, 32] = 0.45
+
+def _splitk_offers_and_thin(m: int, n: int, k: int) -> list[dict]:
+    return _splitk_offers(m, n, k) + thin_tiles(m, n, k)
+
+get_kernel("splitk").offers = _splitk_offers_and_thin     # offered to the model
+get_kernel("splitk").explores = thin_tiles                # and always timed by `cudamm-tune`
 
 # %% ../../nbs/15_every_shape.ipynb #087341cd
 class FewRowsSource:
