@@ -9,7 +9,7 @@ __all__ = ['LONGEST_SUM', 'TIE', 'LESS_COVERED', 'NEAR', 'KEEP_MEASURED', 'keeps
            'model_choice', 'tables_on', 'table_choice', 'current_device', 'choose', 'forget', 'replay', 'tune_logs',
            'share_of_best', 'lookup', 'shortlist', 'measure_shape', 'table_entry', 'compile_tasks', 'compile_task',
            'write_tune_log', 'tune_table', 'main', 'FED_THREADS', 'LAUNCH_US', 'MOVED_TO_KERNELS', 'STREAM_EFFICIENCY',
-           'STREAMING_PEAK', 'STREAM_BYTES_IN_FLIGHT', 'SUITE', 'SUITE_SIZES', 'TILE_BYTES_IN_FLIGHT',
+           'STREAMING_PEAK', 'STREAM_BYTES_IN_FLIGHT', 'SHORT_K', 'SUITE', 'SUITE_SIZES', 'TILE_BYTES_IN_FLIGHT',
            'UNKNOWN_TILE_EFFICIENCY', 'Device', 'Estimate', 'FP32_LANES', 'FP32_LANES_MINOR', 'KNOWN_GPUS',
            'RANDOM_LARGEST', 'RANDOM_FLOP_CAP', 'random_suite', 'parse_size', 'predict_ms', 'stream_time', 'SPLITS',
            'TILE_EFFICIENCY', 'UNALIGNED_EFFICIENCY', 'TABLE_FORMAT', 'SHIPPED', 'gpu_slug', 'user_table_path',
@@ -31,12 +31,12 @@ from .cache import locked, write_atomic
 from .kernel_table import (TABLE_FORMAT, SHIPPED, gpu_slug, user_table_path, shipped_table_path, read_table,
                                  update_table, shape_bucket, nearest_entry, quarter_octaves_apart)
 from .dispatch_model import (     # the model (appendix 98): every name importable from here, as before it moved
-    FED_THREADS, LAUNCH_US, MOVED_TO_KERNELS, STREAM_EFFICIENCY, STREAMING_PEAK, STREAM_BYTES_IN_FLIGHT, SUITE,
+    FED_THREADS, LAUNCH_US, MOVED_TO_KERNELS, STREAM_EFFICIENCY, STREAMING_PEAK, STREAM_BYTES_IN_FLIGHT, SHORT_K, SUITE,
     SUITE_SIZES, TILE_BYTES_IN_FLIGHT, UNKNOWN_TILE_EFFICIENCY, Device, Estimate, FP32_LANES, FP32_LANES_MINOR,
     KNOWN_GPUS, parse_size, predict_ms, stream_time, RANDOM_LARGEST, RANDOM_FLOP_CAP, random_suite,
     SPLITS, TILE_EFFICIENCY, UNALIGNED_EFFICIENCY)   # these three now live in the kernels' chapters (14, 15)
 _all_ = ["FED_THREADS", "LAUNCH_US", "MOVED_TO_KERNELS", "STREAM_EFFICIENCY", "STREAMING_PEAK",
-         "STREAM_BYTES_IN_FLIGHT", "SUITE", "SUITE_SIZES", "TILE_BYTES_IN_FLIGHT", "UNKNOWN_TILE_EFFICIENCY", "Device",
+         "STREAM_BYTES_IN_FLIGHT", "SHORT_K", "SUITE", "SUITE_SIZES", "TILE_BYTES_IN_FLIGHT", "UNKNOWN_TILE_EFFICIENCY", "Device",
          "Estimate", "FP32_LANES", "FP32_LANES_MINOR", "KNOWN_GPUS", "RANDOM_LARGEST", "RANDOM_FLOP_CAP",
          "random_suite", "parse_size", "predict_ms", "stream_time", "SPLITS", "TILE_EFFICIENCY", "UNALIGNED_EFFICIENCY",
          "TABLE_FORMAT", "SHIPPED", "gpu_slug", "user_table_path", "shipped_table_path", "read_table", "shape_bucket",

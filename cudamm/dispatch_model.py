@@ -6,9 +6,9 @@ Docs: https://cudamm.github.io/cudamm/dispatch_model.html.md"""
 
 # %% auto #0
 __all__ = ['STREAM_EFFICIENCY', 'LAUNCH_US', 'UNKNOWN_TILE_EFFICIENCY', 'FED_THREADS', 'TILE_BYTES_IN_FLIGHT', 'STREAMING_PEAK',
-           'STREAM_BYTES_IN_FLIGHT', 'MOVED_TO_KERNELS', 'SUITE', 'SUITE_SIZES', 'RANDOM_LARGEST', 'RANDOM_FLOP_CAP',
-           'stream_time', 'Estimate', 'predict_ms', 'parse_size', 'random_suite', 'Device', 'FP32_LANES',
-           'FP32_LANES_MINOR', 'KNOWN_GPUS']
+           'STREAM_BYTES_IN_FLIGHT', 'SHORT_K', 'MOVED_TO_KERNELS', 'SUITE', 'SUITE_SIZES', 'RANDOM_LARGEST',
+           'RANDOM_FLOP_CAP', 'stream_time', 'Estimate', 'predict_ms', 'parse_size', 'random_suite', 'Device',
+           'FP32_LANES', 'FP32_LANES_MINOR', 'KNOWN_GPUS']
 
 # %% ../nbs/98_dispatch_model.ipynb #b236d392
 import importlib, math
@@ -28,6 +28,7 @@ FED_THREADS = 256            # threads an SM needs to keep its FMA units fed (8 
 TILE_BYTES_IN_FLIGHT = 32    # bytes of loads a tiled kernel's thread has in flight
 STREAMING_PEAK = 0.5         # a streaming kernel's arithmetic runs at no more than this share of the FP32 peak
 STREAM_BYTES_IN_FLIGHT = 64  # a streaming kernel's thread keeps at most this many bytes of loads in flight
+SHORT_K = 32                 # below this k a tile is mostly its stores of C, which stream at the copy's bandwidth
 
 MOVED_TO_KERNELS = ("TILE_EFFICIENCY", "UNALIGNED_EFFICIENCY", "SPLITS")   # now in the kernels' chapters
 
@@ -73,7 +74,15 @@ class Estimate:
         rate = self.peak_sm * efficiency * fill * build_efficiency
         (tm, tn) = self.tile
         t = cdiv(self.blocks, self.slots) * busy * 2.0 * tm * tn * k_per_block / rate
-        return max(t, self.stream_time(self.io, running * self.threads * TILE_BYTES_IN_FLIGHT))
+        return max(t, self.tile_bytes_time(running * self.threads * TILE_BYTES_IN_FLIGHT))
+
+    def tile_bytes_time(self, in_flight: float) -> float:
+        """A tiled kernel's operands read once at the bandwidth `in_flight` bytes of loads allow, and C written with
+        them; below `SHORT_K`, where a block's few k-steps leave it mostly its stores (which wait for nothing), C's
+        bytes at the copy's bandwidth instead."""
+        if self.k >= SHORT_K: return self.stream_time(self.io, in_flight)
+        operands = 4.0 * (self.m * self.k + self.k * self.n)
+        return self.stream_time(operands, in_flight) + self.copy_time(4.0 * self.m * self.n)
 
     def streaming(self, nbytes: float, in_flight_per_thread: float, busy: float = 1.0) -> float:
         """A streaming kernel's time: `nbytes`, an equal share a block, in waves of `slots` blocks, each wave at the

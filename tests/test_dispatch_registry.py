@@ -7,7 +7,8 @@ them chapter 14's pipeline on small tiles; and where the model's prices were fit
 16×32 tile, then `fewrows`' steps and the tail of a kernel whose last block adds the slices, then `fewcols`' B read
 once per block row side by side and `fewrows`' few steps counted on a slice of k; then `fewcols`' loads in
 flight counted in its rows inside C and `fewrows`' few steps at n ≤ 64 priced dearer, and `splitk`'s 64×16 tile
-offered for 9 to 16 columns; then its thin tiles, 32×128 and 128×32, offered for 17 to 32 rows or columns)."""
+offered for 9 to 16 columns; then its thin tiles, 32×128 and 128×32, offered for 17 to 32 rows or columns; then
+C's stores at a short k priced at the copy's bandwidth)."""
 import io, json, math, re, tokenize
 from pathlib import Path
 
@@ -274,6 +275,24 @@ def test_splitk_offers_its_thin_tiles_for_17_to_32_rows_or_columns():
     for (m, n, k), tile in (((22, 1952, 11932), "32x128"), ((6185, 26, 8299), "128x32")):
         pick = dispatch.model_choice(m, n, k, h200)
         assert pick.kernel == "splitk" and {key: pick.config[key] for key in THIN[tile]} == THIN[tile]
+
+
+def test_a_tile_at_a_short_k_writes_c_at_the_copys_bandwidth():
+    """Below `SHORT_K` a tiled kernel's bytes are its operands at what its loads in flight allow and C at the copy's
+    bandwidth; from it on, every operand at the loads in flight. On the H200 the model then takes a 64×128 tile at
+    13804×4942×1 (fit_short_k.txt: 109.60 µs, where the 64×64 tile it took before ran 142.61)."""
+    from cudamm.dispatch_model import SHORT_K, TILE_BYTES_IN_FLIGHT
+    h200, spec = dispatch.KNOWN_GPUS["H200"], REGISTRY["splitk"]
+    cfg = spec.check(dict(BM=128, BN=128, WM=64, WN=64, WNITER=2, TM=8, TN=4, MINB=1, BK=8, SPLITK=1, PAD=False))
+    for k in (1, SHORT_K - 1, SHORT_K, 64):
+        est = dispatch.Estimate(h200, spec, cfg, 13804, 4942, k)
+        in_flight = min(est.blocks, est.slots) * est.threads * TILE_BYTES_IN_FLIGHT
+        operands, c = 4.0 * (13804 * k + k * 4942), 4.0 * 13804 * 4942
+        want = (est.stream_time(operands, in_flight) + est.copy_time(c) if k < SHORT_K
+                else est.stream_time(operands + c, in_flight))
+        assert est.tile_bytes_time(in_flight) == want
+    pick = dispatch.model_choice(13804, 4942, 1, h200)
+    assert pick.kernel == "splitk" and (pick.config.BM, pick.config.BN) == (64, 128), pick
 
 
 def test_fewrows_at_few_columns_and_a_long_k_is_priced_slower(monkeypatch):

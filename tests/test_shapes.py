@@ -299,11 +299,13 @@ def test_a_tune_cut_short_keeps_its_log(tmp_path, monkeypatch):
 
 def test_streaming_kernels_are_priced_by_the_share_of_their_loads_inside_k():
     """`fewrows` at k = 12 (warps of U = 4 rows of k: 3 of 8 busy) and `fewcols` at k = 4 (a warp's step is 128 k)
-    have few loads in flight; the model prices that (H200 timings: 53×11340×12 9.9 µs with 8 warps, 6.2 with 4;
+    have few loads in flight; the model prices that (H200 timings: 53×11340×12 9.9 µs with 8 warps, 6.2 with 4, and
+    `splitk`'s 32×32 tile, its pick since C's stores at a short k are priced at the copy's bandwidth, 5.5;
     11245×6×4 `fewcols` 6.4 µs, `splitk`'s 32×32 tile 5.2)."""
     h200 = dispatch.KNOWN_GPUS["H200"]
-    rows = dispatch.model_choice(53, 11340, 12, h200)
-    assert rows.kernel == "fewrows" and rows.config.NW == 4, rows
+    price = lambda nw: dispatch.predict_ms("fewrows", dict(MT=8, NW=nw, U=4, SPLITK=1), 53, 11340, 12, h200)
+    assert price(8) > 1.2 * price(4)
+    assert dispatch.model_choice(53, 11340, 12, h200).kernel == "splitk"
     assert dispatch.model_choice(11245, 6, 4, h200).kernel == "splitk"
     assert dispatch.model_choice(4096, 1, 4096, h200).kernel == "fewcols"       # long k: every lane busy
     assert dispatch.model_choice(1, 4096, 4096, h200).kernel == "fewrows"

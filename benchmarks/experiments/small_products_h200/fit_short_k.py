@@ -1,0 +1,34 @@
+"""Appendix 98's `SHORT_K`: below it, a tiled kernel's price writes C at the copy's bandwidth rather than at what the
+tile's loads in flight allow. Checked against every tune log (CPU, a minute): the model's picks (`dispatch.replay`)
+over every H200 and H100 log without it (SHORT_K = 0), then at each threshold of a grid; each pick that changed at
+the shipped value. From the repository root:
+
+    python benchmarks/experiments/small_products_h200/fit_short_k.py \\
+        | tee benchmarks/experiments/small_products_h200/fit_short_k.txt
+"""
+from fit_fixup import LOGS, SHIPPED, compare, picks
+from fit_idle_lanes import print_changes
+from fit_thin_offer import share
+from cudamm import dispatch_model
+
+AS_SHIPPED = dispatch_model.SHORT_K
+
+
+def at(threshold: int, gpu: str) -> dict:
+    dispatch_model.SHORT_K = threshold
+    try: return picks(gpu, SHIPPED)
+    finally: dispatch_model.SHORT_K = AS_SHIPPED
+
+
+if __name__ == "__main__":
+    for gpu in ("H200", "H100"):
+        before = at(0, gpu)
+        print(f"## {gpu}, {len(LOGS[gpu])} logs; C at the tile's loads in flight at every k: {share(before)}")
+        for threshold in (8, 16, 24, 32, 48, 64, 65, 128):
+            changed, timed, faster, slower, product, _, _ = compare(before, now := at(threshold, gpu))
+            mark = "  <- shipped" if threshold == AS_SHIPPED else ""
+            print(f"k < {threshold}{mark}: {share(now)}; {changed} picks changed, {timed} timed both ways: {faster} "
+                  f"faster, {slower} slower (product {product:.2f})")
+        print("picks that changed at the shipped value:")
+        print_changes(before, at(AS_SHIPPED, gpu))
+        print()
