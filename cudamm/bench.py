@@ -286,8 +286,7 @@ def main(argv=None) -> int:
         return 0
     try: sizes = [parse_size(s) for s in args.sizes] if args.sizes else SUITE_SIZES if args.suite else DEFAULT_SIZES
     except ValueError as e: p.error(str(e))
-    earlier, sizes = resume_run(p, args) if args.resume else (None, sizes)   # its suite, settings and shapes left
-    if args.suite != "random" and (args.seed is not None or args.count != p.get_default("count")):
+    if args.suite != "random" and not args.resume and (args.seed is not None or args.count != p.get_default("count")):
         p.error("--seed and --count choose the shapes of --suite random: give it too, or leave them out")
     if args.suite == "random" and args.sizes: p.error("--suite random draws its shapes: leave --sizes out")
     if args.count < 1: p.error(f"--count {args.count}: give at least 1 shape")
@@ -298,6 +297,7 @@ def main(argv=None) -> int:
         p.exit(2, f"{p.prog}: error: no CUDA GPU here (numba finds no driver or no device), and numba's CUDA simulator "
                   "is off. Without a GPU, run the cudamm-bench command with NUMBA_ENABLE_CUDASIM unset: it then checks "
                   "every kernel in the simulator.\n")
+    earlier, sizes = resume_run(p, args) if args.resume else (None, sizes)   # its suite, settings and shapes left
     if args.precision != "ieee":                                     # the tensor-core ones: sm_80 and newer
         try: check_precision(args.precision, Device.current())
         except ValueError as e: p.error(str(e))
