@@ -8,7 +8,8 @@ them chapter 14's pipeline on small tiles; and where the model's prices were fit
 once per block row side by side and `fewrows`' few steps counted on a slice of k; then `fewcols`' loads in
 flight counted in its rows inside C and `fewrows`' few steps at n ≤ 64 priced dearer, and `splitk`'s 64×16 tile
 offered for 9 to 16 columns; then its thin tiles, 32×128 and 128×32, offered for 17 to 32 rows or columns; then
-C's stores at a short k priced at the copy's bandwidth)."""
+C's stores at a short k priced at the copy's bandwidth, and the 16×32 tile dearer at more blocks than SMs in a
+wave)."""
 import io, json, math, re, tokenize
 from pathlib import Path
 
@@ -293,6 +294,26 @@ def test_a_tile_at_a_short_k_writes_c_at_the_copys_bandwidth():
         assert est.tile_bytes_time(in_flight) == want
     pick = dispatch.model_choice(13804, 4942, 1, h200)
     assert pick.kernel == "splitk" and (pick.config.BM, pick.config.BN) == (64, 128), pick
+
+
+def test_the_16x32_tile_is_priced_dearer_at_more_blocks_than_sms_in_one_wave():
+    """`SIXTEEN_ROWS_CROWDED` times chapter 14's price for the 16×32 tile where its blocks outnumber the SMs but fit
+    one wave; at one block an SM or fewer, past one wave, and for the other 16-row tiles the price is chapter 14's."""
+    from cudamm.kernels import shapes
+    h200, spec = dispatch.KNOWN_GPUS["H200"], REGISTRY["pipelined"]
+    tile = spec.check(shapes.SIXTEEN_ROWS_OFFERED)
+    wider = spec.check(shapes.sixteen_rows(0, 0, 0)[3])                         # 16×64, 2 warps over k
+    assert (wider.BM, wider.BN) == (16, 64)
+    def prices(cfg, shape):
+        est = dispatch.Estimate(h200, spec, cfg, *shape)
+        return est, spec.cost(cfg, *shape, est), shapes._chapter14_cost(cfg, *shape, est)
+    for shape, crowded in (((600, 75, 431), False), ((1394, 75, 431), True), ((4096, 4096, 431), False)):
+        est, price, chapter14 = prices(tile, shape)
+        assert (h200.sms < est.blocks <= est.slots) == crowded, (shape, est.blocks, est.slots)
+        assert price == pytest.approx(chapter14 * (shapes.SIXTEEN_ROWS_CROWDED if crowded else 1.0))
+    est, price, chapter14 = prices(wider, (1394, 75, 431))
+    assert h200.sms < est.blocks <= est.slots and price == chapter14
+    assert shapes.SIXTEEN_ROWS_CROWDED == 1.3
 
 
 def test_fewrows_at_few_columns_and_a_long_k_is_priced_slower(monkeypatch):

@@ -7,12 +7,13 @@ Docs: https://cudamm.github.io/cudamm/every_shape.html.md"""
 # %% auto #0
 __all__ = ['TILES', 'SPLITS', 'SUM_THREADS', 'SUM_SIGNATURE', 'FIXUP_SIGNATURE', 'sum_slices', 'KEEP_BYTES', 'KEEP_BUFFERS',
            'copy_padded', 'SPLITK_CONSTRAINTS', 'DEEP_SPLITS', 'FIXUP_US', 'COPY_BYTES_IN_FLIGHT', 'splitk_spec',
-           'ROWS16', 'SIXTEEN_ROWS_OFFERED', 'NARROW', 'THIN', 'FEWROWS_STEP_US', 'NARROW_FEWROWS_SLOWDOWN',
-           'FEW_STEPS_FEWROWS_US', 'NARROW_FEW_STEPS_US', 'fewrows_spec', 'LEAST_ROWS_COUNTED', 'fewcols_spec',
-           'SplitKSource', 'splitk_source', 'tile_config', 'splitk', 'sum_geometry', 'workspace', 'counters',
-           'add_slices_in_last_block', 'SplitKSpec', 'copy_geometry', 'padded', 'PadSpec', 'offered_splits',
-           'summed_in_a_row', 'split_sums_seconds', 'padded_copies_seconds', 'small_pipelines', 'sixteen_rows',
-           'narrow_tiles', 'thin_tiles', 'FewRowsSource', 'fewrows', 'FewColsSource', 'FewColsSpec', 'fewcols']
+           'ROWS16', 'SIXTEEN_ROWS_OFFERED', 'SIXTEEN_ROWS_CROWDED', 'NARROW', 'THIN', 'FEWROWS_STEP_US',
+           'NARROW_FEWROWS_SLOWDOWN', 'FEW_STEPS_FEWROWS_US', 'NARROW_FEW_STEPS_US', 'fewrows_spec',
+           'LEAST_ROWS_COUNTED', 'fewcols_spec', 'SplitKSource', 'splitk_source', 'tile_config', 'splitk',
+           'sum_geometry', 'workspace', 'counters', 'add_slices_in_last_block', 'SplitKSpec', 'copy_geometry', 'padded',
+           'PadSpec', 'offered_splits', 'summed_in_a_row', 'split_sums_seconds', 'padded_copies_seconds',
+           'small_pipelines', 'sixteen_rows', 'narrow_tiles', 'thin_tiles', 'FewRowsSource', 'fewrows', 'FewColsSource',
+           'FewColsSpec', 'fewcols']
 
 # %% ../../nbs/15_every_shape.ipynb #e9c44087
 import collections, contextlib, dataclasses, functools, threading
@@ -476,6 +477,21 @@ def _offers_and_sixteen_rows(m: int, n: int, k: int) -> list[dict]:
     return _chapter14_offers(m, n, k) + ([SIXTEEN_ROWS_OFFERED] if small else [])
 
 get_kernel("pipelined").offers = _offers_and_sixteen_rows
+
+# Where C makes more 16×32 tiles than the GPU has SMs but no second wave, the tile took a median 1.29× its price at a
+# k of 190 or more (22 timings in the H200's logs, 0.88–1.69), 0.93× at one block an SM or fewer, where its efficiency
+# was fitted: a second block an SM adds less than the model's fill doubles. Priced 1.3× there (1.2 changes no pick,
+# 1.5 one for the worse; 1439×99×193: 14.72 µs → the 32×32 tile, 12.83;
+# `benchmarks/experiments/small_products_h200/fit_rows16_crowded.txt`)
+SIXTEEN_ROWS_CROWDED = 1.3
+_chapter14_cost = get_kernel("pipelined").cost
+
+def _cost_and_sixteen_rows(cfg, m: int, n: int, k: int, model) -> float:
+    "Chapter 14's price, `SIXTEEN_ROWS_CROWDED` times it for the 16×32 tile at more blocks than SMs in one wave."
+    crowded = (cfg.BM, cfg.BN) == (16, 32) and model.gpu.sms < model.blocks <= model.slots
+    return _chapter14_cost(cfg, m, n, k, model) * (SIXTEEN_ROWS_CROWDED if crowded else 1.0)
+
+get_kernel("pipelined").cost = _cost_and_sixteen_rows
 
 # %% ../../nbs/15_every_shape.ipynb #n4rr0w16
 NARROW = dict(BM=64, BN=16, WM=32, WN=16, WNITER=1, TM=4, TN=4, MINB=8)     # 64 threads, 16 results each

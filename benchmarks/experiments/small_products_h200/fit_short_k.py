@@ -20,15 +20,20 @@ def at(threshold: int, gpu: str) -> dict:
     finally: dispatch_model.SHORT_K = AS_SHIPPED
 
 
+def print_grid(gpu: str, before: dict, at, values, shipped, label=str):
+    "For each of `values`: the picks `at(value, gpu)` against `before`; then each pick that changed at `shipped`."
+    for value in values:
+        changed, timed, faster, slower, product, _, _ = compare(before, now := at(value, gpu))
+        mark = "  <- shipped" if value == shipped else ""
+        print(f"{label(value)}{mark}: {share(now)}; {changed} picks changed, {timed} timed both ways: {faster} "
+              f"faster, {slower} slower (product {product:.2f})")
+    print("picks that changed at the shipped value:")
+    print_changes(before, at(shipped, gpu))
+    print()
+
+
 if __name__ == "__main__":
     for gpu in ("H200", "H100"):
         before = at(0, gpu)
         print(f"## {gpu}, {len(LOGS[gpu])} logs; C at the tile's loads in flight at every k: {share(before)}")
-        for threshold in (8, 16, 24, 32, 48, 64, 65, 128):
-            changed, timed, faster, slower, product, _, _ = compare(before, now := at(threshold, gpu))
-            mark = "  <- shipped" if threshold == AS_SHIPPED else ""
-            print(f"k < {threshold}{mark}: {share(now)}; {changed} picks changed, {timed} timed both ways: {faster} "
-                  f"faster, {slower} slower (product {product:.2f})")
-        print("picks that changed at the shipped value:")
-        print_changes(before, at(AS_SHIPPED, gpu))
-        print()
+        print_grid(gpu, before, at, (8, 16, 24, 32, 48, 64, 65, 128), AS_SHIPPED, lambda v: f"k < {v}")
