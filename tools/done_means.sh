@@ -16,6 +16,10 @@
 # each call: commit the table of tune_small and table before the suites' call), e.g.
 #
 #     BENCH_BUDGET=480 bash tools/done_means.sh /tmp/done_means random 2>&1 | tee /tmp/done_means.log
+#
+# and where the random run's budget left shapes out, its folder copied into the checkout and resumed in the next call:
+#
+#     RESUME=benchmarks/results/h100/random/seed_S BENCH_BUDGET=480 bash tools/done_means.sh /tmp/done_means random_rest
 OUT=${1:-/tmp/done_means}
 only=("${@:2}")                              # the steps to run (default: every one)
 . tools/gpu_prefix.sh || exit 1
@@ -46,6 +50,12 @@ step table python3 tools/table_from_log.py $(sed "s|^|$logs/shapes/|" "$logs/sha
 # issue 29: the users' suite as a reader calls it (shipped table), the model alone, and random shapes
 step shapes bench --suite shapes --out "$OUT/shapes"
 step random bench --suite random --seed "$seed" --count 40 --out "$OUT/random"
+# a random run its budget cut short: the shapes it left out, written back into its folder (cudamm-bench --resume), in
+# this call or a later one (RESUME: the folder, copied into the checkout first, since a fresh machine's OUT is empty)
+resume=${RESUME:-$OUT/random}
+left=$(python3 -c "import json, sys; print(bool(json.load(open(sys.argv[1])).get('settings', {}).get('left')))" \
+       "$resume/results.json" 2>/dev/null)
+[ "$left" = True ] && step random_rest bench --resume "$resume"
 step shapes_model model_alone --suite shapes --out "$OUT/shapes_model"
 # issue 31: each precision against its peers, the error against float64 beside every time (k = 65536 for the error)
 step tf32x3 bench --precision tf32x3 --sizes 4096 8192 256x256x65536 --out "$OUT/tf32x3"
