@@ -265,8 +265,8 @@ def _run(args, sizes, argv, earlier=None) -> list[Result]:
                     **(dict(budget=args.budget, left=left) if left else {}),
                     command=" ".join(["cudamm-bench", *(argv or sys.argv[1:])]))
     env = {**env, **gpu_clocks(), "copy_bandwidth_gbs": round(bandwidth, 1)}
-    recs, settings = resumed(earlier, results, settings, env) if earlier else (results, settings)
-    paths = write_results(recs, out, settings, env=earlier["environment"] if earlier else env)
+    recs, settings, env = resumed(earlier, results, settings, env) if earlier else (results, settings, env)
+    paths = write_results(recs, out, settings, env=env)
     if args.suite:
         paths["suite_plot"] = plot_suite(paths["json"], out)
         (out / "suite.md").write_text(suite_markdown(paths["json"])); paths["suite_md"] = out / "suite.md"

@@ -516,12 +516,12 @@ def resume_run(p: argparse.ArgumentParser, args) -> tuple[dict, list]:
     args.out = args.resume
     return earlier, [parse_size(s) for s in st["left"]]
 
-def resumed(earlier: dict, results, settings: dict, env: dict) -> tuple[list, dict]:
-    """A resumed run's records and settings: the earlier run's records and these `results`, its shapes, those still
-    left out, and each call's command, date and GPU (`parts`)."""
+def resumed(earlier: dict, results, settings: dict, env: dict) -> tuple[list, dict, dict]:
+    """A resumed run's records, settings and environment: the earlier run's records and these `results`, its shapes,
+    those still left out, and each call's command, date and GPU (`parts`); its environment (the first call's)."""
     st = earlier["settings"]
     call = lambda s, e: dict(command=s.get("command"), date=e.get("date"), gpu=e.get("gpu"), driver=e.get("driver"))
     merged = {k: v for k, v in st.items() if k not in ("left", "budget")}
     merged["parts"] = (st.get("parts") or [call(st, earlier.get("environment", {}))]) + [call(settings, env)]
     if settings.get("left"): merged.update(budget=settings["budget"], left=settings["left"])
-    return list(earlier["results"]) + to_records(results), merged
+    return list(earlier["results"]) + to_records(results), merged, earlier["environment"]

@@ -512,7 +512,9 @@ THIN = {   # 128 threads, 32 results each: 32 rows (or columns) in one tile, whe
 def thin_tiles(m: int, n: int, k: int) -> list[dict]:
     """`narrow_tiles`, and for 17 to 32 rows (or columns) a 32×128 (128×32) tile, each offered split of k. There the
     64-row tiles compute up to twice the rows C has and the 32×32 tile is the least efficient one: 32×4096×65536
-    took 760 µs on a 64×128 tile with 12 slices on an H200, cuBLAS 443 (`benchmarks/experiments/model_registers/`)."""
+    took 760 µs on a 64×128 tile with 12 slices on an H200, cuBLAS 443 (`benchmarks/experiments/model_registers/`);
+    521 µs on the 32×128 tile in 16 slices, the model's pick since it prices them
+    (`benchmarks/experiments/small_products_h200/thin_moved/`)."""
     thin = [(THIN["32x128"], 16 < m <= 32), (THIN["128x32"], 16 < n <= 32)]
     return narrow_tiles(m, n, k) + [{**tile, "BK": 16, "SPLITK": s, "PAD": False}
                                     for tile, fits in thin if fits for s in offered_splits(m, n, k, shortest=128)]

@@ -8,8 +8,8 @@ pick that changed at the shipped value. Runs on the CPU in a minute; from the re
 """
 import json, statistics
 
-from fit_fixup import LOGS, SHIPPED, picks
-from fit_short_k import print_grid
+from fit_fixup import LOGS
+from fit_short_k import picks_with, print_grid
 from fit_thin_offer import share
 from cudamm import dispatch
 from cudamm.kernels import get_kernel, shapes
@@ -17,10 +17,7 @@ from cudamm.kernels import get_kernel, shapes
 AS_SHIPPED, PIPELINED = shapes.SIXTEEN_ROWS_CROWDED, get_kernel("pipelined")
 
 
-def at(value: float, gpu: str) -> dict:
-    shapes.SIXTEEN_ROWS_CROWDED = value
-    try: return picks(gpu, SHIPPED)
-    finally: shapes.SIXTEEN_ROWS_CROWDED = AS_SHIPPED
+def at(value: float, gpu: str) -> dict: return picks_with(shapes, "SIXTEEN_ROWS_CROWDED", value, gpu)
 
 
 def ratios(gpu: str) -> list[tuple]:

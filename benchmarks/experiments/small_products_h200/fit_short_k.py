@@ -14,10 +14,15 @@ from cudamm import dispatch_model
 AS_SHIPPED = dispatch_model.SHORT_K
 
 
-def at(threshold: int, gpu: str) -> dict:
-    dispatch_model.SHORT_K = threshold
+def picks_with(module, name: str, value, gpu: str) -> dict:
+    "The model's picks over `gpu`'s logs with `module.name` set to `value`, then as shipped again."
+    shipped = getattr(module, name)
+    setattr(module, name, value)
     try: return picks(gpu, SHIPPED)
-    finally: dispatch_model.SHORT_K = AS_SHIPPED
+    finally: setattr(module, name, shipped)
+
+
+def at(threshold: int, gpu: str) -> dict: return picks_with(dispatch_model, "SHORT_K", threshold, gpu)
 
 
 def print_grid(gpu: str, before: dict, at, values, shipped, label=str):
