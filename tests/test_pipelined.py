@@ -118,3 +118,29 @@ def test_sliced_k_machine_code():
     for r in inspect_many(jobs):
         assert lint(r) == [] and r.local == 0 and r.spill_stores == r.spill_loads == 0 and r.f64 == 0, r
         assert r.sass is None or r.sass["LDGSTS"] > 0
+
+
+PROLOGUE_CODE = """
+import json, sys
+from cudamm.model import sass_of
+out = []
+for cfg in json.loads(sys.argv[1]):
+    ops = [op for op, _ in sass_of("pipelined", cfg)]
+    head = ops[:ops.index("BAR.SYNC.DEFER_BLOCKING")]          # everything before the first k-tile's barrier
+    out.append([max(i for i, op in enumerate(head) if op.startswith("LDGSTS")),
+                min(i for i, op in enumerate(head) if op.startswith("STS"))])
+print(json.dumps(out))
+"""
+
+
+def test_the_prologue_is_in_flight_before_tile_0_is_stored():
+    """sm_90 machine code: the prologue's copies (tiles 1…STAGES-2) are issued before tile 0's registers are stored
+    to shared memory, which waits for their loads: a block waits for memory once before its first k-tile, not twice."""
+    import os
+    configs = [dict(BM=16, BN=32, BK=32, WM=16, WN=32, WNITER=1, TM=4, TN=4, MINB=4, STAGES=4, ASYNC=True, GM=1, KS=4),
+               dict(ASYNC=True, STAGES=3)]
+    done = subprocess.run([sys.executable, "-c", PROLOGUE_CODE, json.dumps(configs)], capture_output=True, text=True,
+                          env={**os.environ, "NUMBA_ENABLE_CUDASIM": "0"}, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    for cfg, (last_copy, first_store) in zip(configs, json.loads(done.stdout.splitlines()[-1])):
+        assert last_copy < first_store, cfg

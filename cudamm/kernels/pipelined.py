@@ -190,15 +190,16 @@ def main_loop(self: PipelinedSource):
     if not self.ASYNC: return WarptileSource.main_loop(self)   # chapter 09's (STAGES=2: chapter 10's); DYN needs ASYNC
     s, S, SA, SB, OB = self.s, self.STAGES, self.SA, self.SB, self.OB
     self.first_tile()
-    self.store_tile("", f"u32({OB}) + " if OB else "")
     self.next_offsets()
     self.edge_offsets()
-    s(f"# the prologue: tiles 1..{S - 2} in flight into stages 1..{S - 2}, one group each")
+    s(f"# the prologue: tiles 1..{S - 2} in flight into stages 1..{S - 2}, one group each, issued while tile 0's",
+      "# loads are still on their way: the block waits for memory once before its first k-tile, not twice")
     for i in range(1, S - 1):
         with s.block(f"if ntiles > u32({i}):"):
             self.issue_tile(f"u32({i * SA})", f"u32({OB + i * SB})")
         s("cp_commit()")
         self.advance()
+    self.store_tile("", f"u32({OB}) + " if OB else "")
     s("soA = u32(0)", f"soB = u32({OB})  # the stage being computed",
       f"woA = u32({(S - 1) * SA})", f"woB = u32({OB + (S - 1) * SB})  # the stage being filled",
       f"tn = u32({S - 1})  # the tile being fetched")

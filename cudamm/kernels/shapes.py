@@ -7,13 +7,14 @@ Docs: https://cudamm.github.io/cudamm/every_shape.html.md"""
 # %% auto #0
 __all__ = ['TILES', 'SPLITS', 'SUM_THREADS', 'SUM_SIGNATURE', 'FIXUP_SIGNATURE', 'sum_slices', 'KEEP_BYTES', 'KEEP_BUFFERS',
            'copy_padded', 'SPLITK_CONSTRAINTS', 'DEEP_SPLITS', 'FIXUP_US', 'COPY_BYTES_IN_FLIGHT', 'splitk_spec',
-           'ROWS16', 'SIXTEEN_ROWS_OFFERED', 'SIXTEEN_ROWS_CROWDED', 'NARROW', 'THIN', 'FEWROWS_STEP_US',
-           'NARROW_FEWROWS_SLOWDOWN', 'FEW_STEPS_FEWROWS_US', 'NARROW_FEW_STEPS_US', 'fewrows_spec',
-           'LEAST_ROWS_COUNTED', 'fewcols_spec', 'SplitKSource', 'splitk_source', 'tile_config', 'splitk',
-           'sum_geometry', 'workspace', 'counters', 'add_slices_in_last_block', 'SplitKSpec', 'copy_geometry', 'padded',
-           'PadSpec', 'offered_splits', 'summed_in_a_row', 'split_sums_seconds', 'padded_copies_seconds',
-           'small_pipelines', 'sixteen_rows', 'narrow_tiles', 'thin_tiles', 'FewRowsSource', 'fewrows', 'FewColsSource',
-           'FewColsSpec', 'fewcols']
+           'ROWS16', 'SIXTEEN_ROWS_OFFERED', 'SIXTEEN_ROWS_CROWDED', 'NARROW', 'THIN', 'PIPELINED_SPLITK_TILES',
+           'PIPELINED_SPLITK_PRICE', 'pipelined_splitk_spec', 'FEWROWS_STEP_US', 'NARROW_FEWROWS_SLOWDOWN',
+           'FEW_STEPS_FEWROWS_US', 'NARROW_FEW_STEPS_US', 'fewrows_spec', 'LEAST_ROWS_COUNTED', 'fewcols_spec',
+           'SplitKSource', 'splitk_source', 'tile_config', 'splitk', 'sum_geometry', 'workspace', 'counters',
+           'add_slices_in_last_block', 'SplitKSpec', 'copy_geometry', 'padded', 'PadSpec', 'offered_splits',
+           'summed_in_a_row', 'split_sums_seconds', 'padded_copies_seconds', 'small_pipelines', 'sixteen_rows',
+           'narrow_tiles', 'thin_tiles', 'PipelinedSplitKSource', 'pipelined_splitk', 'pipelined_splitk_explores',
+           'FewRowsSource', 'fewrows', 'FewColsSource', 'FewColsSpec', 'fewcols']
 
 # %% ../../nbs/15_every_shape.ipynb #e9c44087
 import collections, contextlib, dataclasses, functools, threading
@@ -529,6 +530,68 @@ def _splitk_offers_and_thin(m: int, n: int, k: int) -> list[dict]:
 
 get_kernel("splitk").offers = _splitk_offers_and_thin     # offered to the model
 get_kernel("splitk").explores = thin_tiles                # and always timed by `cudamm-tune`
+
+# %% ../../nbs/15_every_shape.ipynb #7ecf3bbe
+import math
+
+from .core import Config
+from .pipelined import PIPELINED_CONSTRAINTS, PipelinedSource, _smem_bytes   # chapter 14's
+
+class PipelinedSplitKSource(SplitKSource, PipelinedSource):
+    "Chapter 14's pipeline (`cp.async` stages, k sliced over KS groups of warps) over slice z of k, into rows z·M…"
+
+PIPELINED_SPLITK_TILES = {   # (tile, BK, KS): the small pipelines that won most often in the H200's tune logs
+    "16x32": (ROWS16["16x32"], 32, 4), "32x32": (tile_config("32x32", MINB=2), 32, 4),
+    "32x32 KS2": (tile_config("32x32", MINB=4), 16, 2)}
+
+@autotune("BM, BN, WM, WN, WNITER, TM, TN, MINB, BK, KS",
+          [(*(tile[key] for key in _TILE_KEYS), bk, ks) for tile, bk, ks in PIPELINED_SPLITK_TILES.values()])
+@autotune("STAGES", [3, 4])
+@autotune("SPLITK", [2, 3, 4, 6, 8, 12, 16])
+def pipelined_splitk(BM, BN, BK, WM, WN, WNITER, TM, TN, MINB, STAGES, KS, SPLITK, VEC=True):
+    "Chapter 14's pipeline over SPLITK slices of k (blockIdx.z); `VEC=False` for rows off 16-byte boundaries."
+    cfg = dict(BM=BM, BN=BN, BK=BK, WM=WM, WN=WN, WNITER=WNITER, TM=TM, TN=TN, STAGES=STAGES, KS=KS, SPLITK=SPLITK)
+    src = PipelinedSplitKSource(**cfg, VEC=VEC, ASYNC=True, GM=1).text()
+    return compile_source(src, source_name("pipelined_splitk", **cfg, VEC=VEC), namespace())
+
+def _as_pipeline(c): return Config({**c, "ASYNC": True, "GM": 1, "DYN": False, "AT": True})   # as chapter 14 has it
+
+def pipelined_splitk_explores(m: int, n: int, k: int) -> list[dict]:
+    """Where C makes fewer 128×128 tiles than the course GPU has SMs: each tile, 4 stages, every split of k that
+    leaves each slice two k-tiles of 32 or more (all of them timed by `cudamm-tune`)."""
+    if cdiv(m, 128) * cdiv(n, 128) >= COURSE_GPU.sms: return []
+    return [{**tile, "BK": bk, "KS": ks, "STAGES": 4, "SPLITK": s} for tile, bk, ks in PIPELINED_SPLITK_TILES.values()
+            for s in offered_splits(m, n, k, shortest=64) if s > 1]
+
+def _pipelined_splitk_offers(m: int, n: int, k: int) -> list[dict]:
+    "What the model is offered: the explored configurations but the 32×32 tile with 4 groups (priced far too cheap)."
+    return [c for c in pipelined_splitk_explores(m, n, k) if (c["BM"], c["KS"]) != (32, 4)]
+
+# In its first tune log (12 products, `tune_log_pipelined_splitk.json`) it was the fastest candidate at 5, four with
+# one block an SM or fewer; at the other seven, all with more blocks than SMs, `splitk` beat it: with many blocks an
+# SM the GPU hides their waits by itself, and the stages only cost. The model prices it at one block
+# an SM or fewer only, at PIPELINED_SPLITK_PRICE times chapter 14's price there, the value at which its picks among
+# the H200's logged products came out fastest (1.0 moves 9 picks no log timed; 1.2 three, all faster: 79×149×758
+# `splitk` 14.91 µs → 10.35; `benchmarks/experiments/small_products_h200/fit_pipelined_splitk.txt`)
+PIPELINED_SPLITK_PRICE = 1.2
+
+def _pipelined_splitk_seconds(cfg, m: int, n: int, k: int, model) -> float:
+    "One block an SM or fewer: `PIPELINED_SPLITK_PRICE` × the pipeline's waves over k/SPLITK, and the slices' sum."
+    if model.blocks > model.gpu.sms: return math.inf
+    return (PIPELINED_SPLITK_PRICE * warptiled_seconds(_as_pipeline(cfg), m, n, k, model, slices=cfg.SPLITK)
+            + split_sums_seconds(cfg, m, n, model))
+
+pipelined_splitk_spec = register(SplitKSpec(
+    "pipelined_splitk", "15_every_shape", pipelined_splitk, dict(ROWS16["16x32"], BK=32, KS=4, STAGES=4, SPLITK=4),
+    block=lambda cfg: (warptile_threads(cfg),), grid=_with_slices,
+    constraints=(*((text, lambda c, ok=ok: ok(_as_pipeline(c))) for text, ok in PIPELINED_CONSTRAINTS.values()),
+                 ("SPLITK slices of k: 2 to 32 (one slice is chapter 14's kernel)", lambda c: 2 <= c.SPLITK <= 32)),
+    static_smem=_smem_bytes, jit_options=warptile_jit_options, vector_loads=True,
+    general=lambda **cfg: pipelined_splitk(**cfg, VEC=False),
+    offers=_pipelined_splitk_offers, explores=pipelined_splitk_explores, registers=warptiled_registers,
+    cost=_pipelined_splitk_seconds, registers_shared_over=("SPLITK",),
+    longest_sum=lambda cfg, m, n, k: summed_in_a_row(k, cfg.SPLITK, cfg.KS),
+    description="chapter 14's cp.async pipeline on a small tile over SPLITK slices of k, added as splitk's are"))
 
 # %% ../../nbs/15_every_shape.ipynb #087341cd
 class FewRowsSource:
