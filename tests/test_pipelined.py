@@ -97,12 +97,12 @@ def test_sliced_k_matches_float64(opts):
 
 
 def test_sliced_k_counts_its_threads_and_shared_memory():
-    from cudamm.kernels.pipelined import _smem_bytes
+    from cudamm.kernels.pipelined import pipeline_smem_bytes
     from cudamm.kernels.warptile import warptile_threads
     c = pipelined_spec.check(dict(SLICED, ASYNC=True, STAGES=3))
     assert warptile_threads(c) == 128 and pipelined_spec.block(c) == (128,)
     assert pipelined_spec.jit_options(c)["launch_bounds"] == (128, 1)
-    assert _smem_bytes(c) == (3 * (32 + 32) * 16 + 32 * 32) * 4                   # stages, and group 1's sums
+    assert pipeline_smem_bytes(c) == (3 * (32 + 32) * 16 + 32 * 32) * 4                   # stages, and group 1's sums
     src = pipelined_source(**c)
     assert "red = cuda.shared.array(1024, float32)" in src and "for k in range" not in src
     assert "M = u32(M if g == u32(0) else u32(0))" in src                          # only group 0 writes C

@@ -6,8 +6,8 @@ Docs: https://cudamm.github.io/cudamm/cublas.html.md"""
 
 # %% auto #0
 __all__ = ['loops_spec', 'PIPELINED_CONSTRAINTS', 'TILE_EFFICIENCY', 'UNALIGNED_EFFICIENCY', 'REGISTER_MARGIN',
-           'SLICED_SUM_KTILES', 'pipelined_spec', 'pipeline_loops', 'PipelinedSource', 'pipelined_source',
-           'PipelinedKernelSpec', 'warptiled_registers', 'warptiled_seconds', 'pipelined']
+           'SLICED_SUM_KTILES', 'pipelined_spec', 'pipeline_loops', 'pipeline_smem_bytes', 'PipelinedSource',
+           'pipelined_source', 'PipelinedKernelSpec', 'warptiled_registers', 'warptiled_seconds', 'pipelined']
 
 # %% ../../nbs/14_cublas.ipynb #a2474bd0
 from ..intrinsics import namespace, compile_source, source_name, cp_async16, cp_async4, cp_commit, cp_wait, sts4
@@ -95,7 +95,7 @@ def pipeline_loops(BM, BN, BK, WM, WN, WNITER, TM, TN, STAGES=3, AT=True, **_):
     return kernel
 
 # %% ../../nbs/14_cublas.ipynb #85a9d497
-def _smem_bytes(cfg):
+def pipeline_smem_bytes(cfg):
     "The stages of both tiles, and with sliced k (`KS`, below) the groups' partial sums."
     return (cfg.STAGES * (cfg.BM + cfg.BN) * cfg.BK + (cfg.get("KS", 1) - 1) * cfg.BM * cfg.BN) * 4
 
@@ -104,7 +104,7 @@ loops_spec = AlignedKernelSpec(        # not registered: the chapter's readable 
     dict(BM=128, BN=128, BK=8, WM=64, WN=64, WNITER=2, TM=8, TN=4, MINB=1, STAGES=3, AT=True),
     block=lambda cfg: (warptile_threads(cfg),),
     constraints=(*WARPTILE_CONSTRAINTS.values(), ("a pipeline has 2 to 4 stages", lambda c: 2 <= c.STAGES <= 4)),
-    static_smem=_smem_bytes, jit_options=warptile_jit_options,   # no 16-byte loads: fragments are read 4 bytes at a time
+    static_smem=pipeline_smem_bytes, jit_options=warptile_jit_options,   # no 16-byte loads: fragments are read 4 bytes at a time
     general=lambda STAGES, AT, **cfg: warptile(**cfg, VEC=False),   # rows off 16-byte boundaries: chapter 09's
     description="the cp.async pipeline written with loops")
 
@@ -317,10 +317,10 @@ PIPELINED_CONSTRAINTS = {   # sliced k first (the others assume it), then chapte
                 lambda c: c.ASYNC or not c.DYN),
     "shared memory": (f"shared memory: more than {MAX_STATIC_SMEM // 1024} KB needs DYN=True, and an H100 block gets "
                       f"at most {COURSE_GPU.smem_per_block // 1024} KB",
-                      lambda c: _smem_bytes(c) <= (COURSE_GPU.smem_per_block if c.DYN else MAX_STATIC_SMEM)),
+                      lambda c: pipeline_smem_bytes(c) <= (COURSE_GPU.smem_per_block if c.DYN else MAX_STATIC_SMEM)),
     "blocks per SM": (f"MINB blocks per SM fit in its {COURSE_GPU.smem_per_sm // 1024} KB of shared memory "
                       f"({COURSE_GPU.smem_reserved_per_block // 1024} KB per block reserved)",
-                      lambda c: c.MINB * (_smem_bytes(c) + COURSE_GPU.smem_reserved_per_block)
+                      lambda c: c.MINB * (pipeline_smem_bytes(c) + COURSE_GPU.smem_reserved_per_block)
                                 <= COURSE_GPU.smem_per_sm),
 }
 
@@ -377,8 +377,8 @@ pipelined_spec = register(PipelinedKernelSpec(
     dict(BM=128, BN=128, BK=8, WM=64, WN=64, WNITER=2, TM=8, TN=4, MINB=1, STAGES=1, ASYNC=False, GM=16, DYN=False,
          AT=True, KS=1),
     block=lambda cfg: (warptile_threads(cfg),), constraints=tuple(PIPELINED_CONSTRAINTS.values()),
-    static_smem=lambda cfg: 0 if cfg.DYN else _smem_bytes(cfg),
-    dynamic_smem=lambda cfg, m, n, k: _smem_bytes(cfg) if cfg.DYN else 0,
+    static_smem=lambda cfg: 0 if cfg.DYN else pipeline_smem_bytes(cfg),
+    dynamic_smem=lambda cfg, m, n, k: pipeline_smem_bytes(cfg) if cfg.DYN else 0,
     jit_options=warptile_jit_options,
     vector_loads=True, general=lambda **cfg: pipelined(**cfg, VEC=False),
     offers=_its_default, registers=warptiled_registers, cost=warptiled_seconds,

@@ -535,7 +535,7 @@ get_kernel("splitk").explores = thin_tiles                # and always timed by 
 import math
 
 from .core import Config
-from .pipelined import PIPELINED_CONSTRAINTS, PipelinedSource, _smem_bytes   # chapter 14's
+from .pipelined import PIPELINED_CONSTRAINTS, PipelinedSource, pipeline_smem_bytes   # chapter 14's
 
 class PipelinedSplitKSource(SplitKSource, PipelinedSource):
     "Chapter 14's pipeline (`cp.async` stages, k sliced over KS groups of warps) over slice z of k, into rows z·M…"
@@ -586,7 +586,7 @@ pipelined_splitk_spec = register(SplitKSpec(
     block=lambda cfg: (warptile_threads(cfg),), grid=_with_slices,
     constraints=(*((text, lambda c, ok=ok: ok(_as_pipeline(c))) for text, ok in PIPELINED_CONSTRAINTS.values()),
                  ("SPLITK slices of k: 2 to 32 (one slice is chapter 14's kernel)", lambda c: 2 <= c.SPLITK <= 32)),
-    static_smem=_smem_bytes, jit_options=warptile_jit_options, vector_loads=True,
+    static_smem=pipeline_smem_bytes, jit_options=warptile_jit_options, vector_loads=True,
     general=lambda **cfg: pipelined_splitk(**cfg, VEC=False),
     offers=_pipelined_splitk_offers, explores=pipelined_splitk_explores, registers=warptiled_registers,
     cost=_pipelined_splitk_seconds, registers_shared_over=("SPLITK",),
