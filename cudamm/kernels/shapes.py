@@ -17,7 +17,7 @@ __all__ = ['TILES', 'SPLITS', 'SUM_THREADS', 'SUM_SIGNATURE', 'FIXUP_SIGNATURE',
            'FewRowsSource', 'fewrows', 'FewColsSource', 'FewColsSpec', 'fewcols']
 
 # %% ../../nbs/15_every_shape.ipynb #e9c44087
-import collections, contextlib, dataclasses, functools, threading
+import collections, contextlib, dataclasses, functools, math, threading
 
 import numpy as np
 from fastcore.basics import patch
@@ -27,10 +27,11 @@ from .. import compat
 from ..utils import cdiv, simulating
 from ..intrinsics import namespace, compile_source, source_name
 from .core import (COURSE_GPU, MAX_GRID_Y, MAX_STATIC_SMEM, SIGNATURE, Geometry, KernelSpec, autotune,
-                                 cover_by_columns, driver_launch, get_kernel, register, rows_aligned, space_of)
+                                 Config, cover_by_columns, driver_launch, get_kernel, register, rows_aligned, space_of)
 from .warptile import (WARPTILE_CONSTRAINTS, AlignedKernelSpec, WarptileSource, SourceLines, warptile_threads,
                                      warptile_jit_options, LAYOUT_CONSTRAINTS)
-from .pipelined import TILE_EFFICIENCY, warptiled_registers, warptiled_seconds   # chapter 14's
+from .pipelined import (PIPELINED_CONSTRAINTS, TILE_EFFICIENCY, PipelinedSource, pipeline_smem_bytes,
+                                      warptiled_registers, warptiled_seconds)   # chapter 14's
 
 # %% ../../nbs/15_every_shape.ipynb #fcb797e1
 class SplitKSource(WarptileSource):
@@ -532,11 +533,6 @@ get_kernel("splitk").offers = _splitk_offers_and_thin     # offered to the model
 get_kernel("splitk").explores = thin_tiles                # and always timed by `cudamm-tune`
 
 # %% ../../nbs/15_every_shape.ipynb #7ecf3bbe
-import math
-
-from .core import Config
-from .pipelined import PIPELINED_CONSTRAINTS, PipelinedSource, pipeline_smem_bytes   # chapter 14's
-
 class PipelinedSplitKSource(SplitKSource, PipelinedSource):
     "Chapter 14's pipeline (`cp.async` stages, k sliced over KS groups of warps) over slice z of k, into rows z·M…"
 
